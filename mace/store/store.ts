@@ -1,0 +1,394 @@
+/**
+ * The DuckDB results store. DuckDB lets one process hold a database file at a time (a second one
+ * fails even read-only), so a sweep must not keep the file open: every read or write borrows a
+ * shared handle for one transaction, and the handle is closed soon after the last borrower is done.
+ * A process that finds the file locked waits and retries, so a notebook or `mace results` reads
+ * while a sweep writes, and two writers take turns instead of corrupting anything.
+ */
+import { mkdirSync, existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import {
+  BIGINT,
+  BOOLEAN,
+  DOUBLE,
+  DuckDBConnection,
+  DuckDBInstance,
+  INTEGER,
+  LIST,
+  TIMESTAMP,
+  VARCHAR,
+  jsToDuckDBValue,
+  listValue,
+  type DuckDBType,
+  type DuckDBValue,
+} from '@duckdb/node-api';
+import { InputError } from '../errors.ts';
+import { MIGRATIONS, SCHEMA_VERSION, TABLES, type ColumnType, type TableName } from './schema.ts';
+
+export type StoreMode = 'write' | 'read';
+
+export interface StoreOptions {
+  /** How long to wait for another process to release the file before giving up. */
+  readonly lockTimeoutMs?: number;
+  /** Keep an idle handle this long, so a burst of writes opens the file once. */
+  readonly lingerMs?: number;
+  /** After holding the file this long, close it at the next idle moment and pause, so others get a turn. */
+  readonly maxHoldMs?: number;
+  /** Migrate a new or old file only this far (tests use it to write a file as an older release did). */
+  readonly schemaVersion?: number;
+}
+
+const DEFAULTS = {
+  lockTimeoutMs: 120_000,
+  lingerMs: 150,
+  maxHoldMs: 1_000,
+  schemaVersion: SCHEMA_VERSION,
+} satisfies Required<StoreOptions>;
+const YIELD_MS = 80;
+
+/** A value a column accepts from a writer. */
+export type CellValue = string | number | boolean | Date | null | undefined | readonly string[] | object;
+export type Row = Record<string, CellValue>;
+export type Params = readonly unknown[];
+
+/** What a read or write is handed: prepared, parameterised SQL only. */
+export interface Queries {
+  /** Rows as plain objects; BIGINT becomes number, TIMESTAMP a Date, JSON stays a string. */
+  all<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T[]>;
+  one<T = Record<string, unknown>>(sql: string, params?: Params): Promise<T | undefined>;
+}
+
+export interface Tx extends Queries {
+  run(sql: string, params?: Params): Promise<void>;
+  /** INSERT OR REPLACE on the table's primary key: recording the same row twice changes nothing. */
+  upsert(table: TableName, row: Row): Promise<void>;
+  /** Set some columns of the row with this primary key. */
+  update(table: TableName, key: Row, values: Row): Promise<void>;
+}
+
+interface Handle {
+  readonly mode: StoreMode;
+  instance: DuckDBInstance;
+  refs: number;
+  openedAt: number;
+  closeTimer: NodeJS.Timeout | undefined;
+  /** Set when the handle has been held too long: no new borrower until it has closed. */
+  draining: boolean;
+  closed: Promise<void> | undefined;
+}
+
+const handles = new Map<string, Handle>();
+const migrated = new Set<string>();
+
+/** A results database file. Cheap to create: nothing is opened until the first read or write. */
+export class Store {
+  readonly path: string;
+  readonly mode: StoreMode;
+  private readonly options: Required<StoreOptions>;
+
+  private constructor(path: string, mode: StoreMode, options: StoreOptions) {
+    this.path = path;
+    this.mode = mode;
+    this.options = { ...DEFAULTS, ...options };
+  }
+
+  /**
+   * Open (creating it if needed) a database for writing; the schema is migrated on first use.
+   * @example const store = await Store.open('runs/quickstart.duckdb');
+   */
+  static async open(path: string, options: StoreOptions = {}): Promise<Store> {
+    const full = resolve(path);
+    mkdirSync(dirname(full), { recursive: true });
+    const store = new Store(full, 'write', options);
+    await store.migrate(store.options.schemaVersion);
+    return store;
+  }
+
+  /** Open an existing database for reading; a file written by an older version is migrated first. */
+  static async openForRead(path: string, options: StoreOptions = {}): Promise<Store> {
+    const full = resolve(path);
+    if (!existsSync(full)) throw new InputError(`no results database at ${path}`);
+    const reader = new Store(full, 'read', options);
+    const version = await reader.read((q) => schemaVersion(q));
+    if (version < SCHEMA_VERSION) await new Store(full, 'write', options).migrate();
+    return reader;
+  }
+
+  /** The schema version of the file (0 for an empty file). */
+  async version(): Promise<number> {
+    return this.read((q) => schemaVersion(q));
+  }
+
+  /** Run `fn` with read access. */
+  async read<T>(fn: (q: Queries) => Promise<T>): Promise<T> {
+    return this.borrow(async (connection) => fn(queries(connection)));
+  }
+
+  /** Run `fn` in one transaction: all of it is committed, or none of it. */
+  async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    if (this.mode !== 'write') throw new Error(`store ${this.path} was opened for reading`);
+    return this.borrow(async (connection) => {
+      await connection.run('BEGIN TRANSACTION');
+      try {
+        const result = await fn(transaction(connection));
+        await connection.run('COMMIT');
+        return result;
+      } catch (error) {
+        await connection.run('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  }
+
+  /** Bring the file up to version `to`, applying only the migrations it lacks. */
+  private async migrate(to = SCHEMA_VERSION): Promise<void> {
+    if (to === SCHEMA_VERSION && migrated.has(this.path)) return;
+    await this.write(async (tx) => {
+      await tx.run(
+        'CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TIMESTAMP NOT NULL, description VARCHAR)',
+      );
+      const current = await schemaVersion(tx);
+      if (current > SCHEMA_VERSION) {
+        throw new InputError(
+          `${this.path} was written by a newer MACE-TS (schema version ${current}); this one reads up to ${SCHEMA_VERSION}`,
+        );
+      }
+      for (const migration of MIGRATIONS) {
+        if (migration.version <= current || migration.version > to) continue;
+        for (const statement of migration.statements) await tx.run(statement);
+        await tx.run('INSERT INTO schema_version VALUES ($1, now()::TIMESTAMP, $2)', [
+          migration.version,
+          migration.description,
+        ]);
+      }
+    });
+    if (to === SCHEMA_VERSION) migrated.add(this.path);
+  }
+
+  private async borrow<T>(fn: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+    const handle = await this.acquire();
+    let connection: DuckDBConnection | undefined;
+    try {
+      connection = await handle.instance.connect();
+      return await fn(connection);
+    } finally {
+      connection?.closeSync();
+      this.release(handle);
+    }
+  }
+
+  private async acquire(): Promise<Handle> {
+    for (;;) {
+      const existing = handles.get(this.path);
+      if (!existing) break;
+      if (existing.closed) {
+        await existing.closed;
+        continue;
+      }
+      if (existing.draining || (existing.mode === 'read' && this.mode === 'write')) {
+        await sleep(5);
+        continue;
+      }
+      clearTimeout(existing.closeTimer);
+      existing.closeTimer = undefined;
+      existing.refs += 1;
+      return existing;
+    }
+    const instance = await openWithRetry(this.path, this.mode, this.options.lockTimeoutMs);
+    // Another borrower in this process may have opened it while we waited for the lock.
+    if (handles.has(this.path)) {
+      instance.closeSync();
+      return this.acquire();
+    }
+    const handle: Handle = {
+      mode: this.mode,
+      instance,
+      refs: 1,
+      openedAt: Date.now(),
+      closeTimer: undefined,
+      draining: false,
+      closed: undefined,
+    };
+    handles.set(this.path, handle);
+    return handle;
+  }
+
+  private release(handle: Handle): void {
+    handle.refs -= 1;
+    if (Date.now() - handle.openedAt > this.options.maxHoldMs) handle.draining = true;
+    if (handle.refs > 0) return;
+    if (handle.draining) {
+      closeHandle(this.path, handle, YIELD_MS);
+      return;
+    }
+    handle.closeTimer = setTimeout(() => closeHandle(this.path, handle, 0), this.options.lingerMs);
+  }
+}
+
+/** Close every idle handle now and forget what was migrated (for tests and a clean process exit). */
+export async function closeAllStores(): Promise<void> {
+  migrated.clear();
+  for (const [path, handle] of [...handles]) {
+    if (handle.refs === 0) {
+      clearTimeout(handle.closeTimer);
+      closeHandle(path, handle, 0);
+    }
+    await handle.closed;
+  }
+}
+
+function closeHandle(path: string, handle: Handle, pauseMs: number): void {
+  if (handle.closed) return;
+  clearTimeout(handle.closeTimer);
+  handle.closed = (async () => {
+    handle.instance.closeSync();
+    // The pause lets a process waiting for the lock take its turn before we reopen.
+    if (pauseMs > 0) await sleep(pauseMs);
+    handles.delete(path);
+  })();
+}
+
+const LOCK_RE = /Could not set lock|Conflicting lock|database is locked/i;
+
+async function openWithRetry(path: string, mode: StoreMode, timeoutMs: number): Promise<DuckDBInstance> {
+  const options: Record<string, string> = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' };
+  if (mode === 'read') options.access_mode = 'READ_ONLY';
+  const deadline = Date.now() + timeoutMs;
+  let wait = 10;
+  for (;;) {
+    try {
+      return await DuckDBInstance.create(path, options);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (!LOCK_RE.test(message)) throw error;
+      if (Date.now() >= deadline) {
+        const holder = /PID (\d+)/.exec(message)?.[1];
+        throw new Error(
+          `${path} stayed locked for ${Math.round(timeoutMs / 1000)} s` +
+            (holder ? ` by process ${holder}` : '') +
+            '; another MACE-TS process keeps it open (DuckDB allows one process at a time). Wait for it, or read a copy.',
+          { cause: error },
+        );
+      }
+      await sleep(wait + Math.random() * wait);
+      wait = Math.min(wait * 2, 120);
+    }
+  }
+}
+
+async function schemaVersion(q: Queries): Promise<number> {
+  const table = await q.one("SELECT 1 AS present FROM information_schema.tables WHERE table_name = 'schema_version'");
+  if (!table) return 0;
+  const row = await q.one<{ version: number | null }>('SELECT max(version) AS version FROM schema_version');
+  return row?.version ?? 0;
+}
+
+function queries(connection: DuckDBConnection): Queries {
+  const all = async <T>(sql: string, params: Params = []): Promise<T[]> => {
+    const reader = await connection.runAndReadAll(sql, params.map(toDuckValue) as DuckDBValue[]);
+    return reader.getRowObjectsJS().map(plainRow) as T[];
+  };
+  return { all, one: async <T>(sql: string, params: Params = []) => (await all<T>(sql, params))[0] };
+}
+
+function transaction(connection: DuckDBConnection): Tx {
+  const run = async (sql: string, params: Params = []) => {
+    await connection.run(sql, params.map(toDuckValue) as DuckDBValue[]);
+  };
+  return {
+    ...queries(connection),
+    run,
+    async upsert(table, row) {
+      const columns = TABLES[table].columns as Record<string, ColumnType>;
+      const names = Object.keys(row).filter((name) => row[name] !== undefined);
+      for (const name of names) if (!(name in columns)) throw new Error(`table ${table} has no column ${name}`);
+      const values = names.map((name) => cell(columns[name]!, row[name]));
+      const types = names.map((name) => duckType(columns[name]!));
+      const placeholders = names.map((name, i) => `$${i + 1}${columns[name] === 'JSON' ? '::JSON' : ''}`);
+      await connection.run(
+        `INSERT OR REPLACE INTO ${table} (${names.join(', ')}) VALUES (${placeholders.join(', ')})`,
+        values,
+        types,
+      );
+    },
+    async update(table, key, values) {
+      const columns = TABLES[table].columns as Record<string, ColumnType>;
+      const set = Object.keys(values).filter((name) => values[name] !== undefined);
+      const where = Object.keys(key);
+      const names = [...set, ...where];
+      for (const name of names) if (!(name in columns)) throw new Error(`table ${table} has no column ${name}`);
+      const all = { ...values, ...key };
+      const placeholder = (name: string, i: number) => `$${i + 1}${columns[name] === 'JSON' ? '::JSON' : ''}`;
+      await connection.run(
+        `UPDATE ${table} SET ${set.map((name, i) => `${name} = ${placeholder(name, i)}`).join(', ')} ` +
+          `WHERE ${where.map((name, i) => `${name} = ${placeholder(name, set.length + i)}`).join(' AND ')}`,
+        names.map((name) => cell(columns[name]!, all[name])),
+        names.map((name) => duckType(columns[name]!)),
+      );
+    },
+  };
+}
+
+function duckType(type: ColumnType): DuckDBType {
+  switch (type) {
+    case 'VARCHAR':
+    case 'JSON':
+      return VARCHAR;
+    case 'INTEGER':
+      return INTEGER;
+    case 'BIGINT':
+      return BIGINT;
+    case 'DOUBLE':
+      return DOUBLE;
+    case 'BOOLEAN':
+      return BOOLEAN;
+    case 'TIMESTAMP':
+      return TIMESTAMP;
+    case 'VARCHAR[]':
+      return LIST(VARCHAR);
+  }
+}
+
+function cell(type: ColumnType, value: CellValue): DuckDBValue {
+  if (value === null || value === undefined) return null;
+  switch (type) {
+    case 'JSON':
+      return JSON.stringify(value);
+    case 'TIMESTAMP':
+      return jsToDuckDBValue(value instanceof Date ? value : new Date(value as number), TIMESTAMP);
+    case 'VARCHAR[]':
+      return listValue((value as readonly string[]).map(String));
+    case 'BIGINT':
+      return BigInt(Math.round(value as number));
+    case 'INTEGER':
+    case 'DOUBLE':
+      return Number(value);
+    case 'BOOLEAN':
+      return Boolean(value);
+    case 'VARCHAR':
+      return String(value);
+  }
+}
+
+function toDuckValue(value: unknown): DuckDBValue {
+  if (value === undefined || value === null) return null;
+  if (value instanceof Date) return jsToDuckDBValue(value, TIMESTAMP);
+  if (Array.isArray(value)) return listValue(value.map(toDuckValue));
+  return value as DuckDBValue;
+}
+
+function plainRow(row: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(row)) out[key] = plainValue(value);
+  return out;
+}
+
+function plainValue(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  if (Array.isArray(value)) return value.map(plainValue);
+  return value;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
