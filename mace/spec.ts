@@ -51,11 +51,9 @@ export const CoreSchema = oneOf(CORES, 'core');
 export const NetworkSchema = oneOf(NETWORKS, 'network');
 
 export const TileCountSchema = positiveInt('a tile count').pipe(
-  z
-    .number()
-    .max(MAX_TILES_PER_AXIS, {
-      error: (iss) => `tiles per axis must be 1..${MAX_TILES_PER_AXIS}, got ${shown(iss.input)}`,
-    }),
+  z.number().max(MAX_TILES_PER_AXIS, {
+    error: (iss) => `tiles per axis must be 1..${MAX_TILES_PER_AXIS}, got ${shown(iss.input)}`,
+  }),
 );
 
 /** [x_tiles, y_tiles]. */

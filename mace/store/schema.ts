@@ -208,6 +208,17 @@ export const TABLES = {
     },
     primaryKey: ['run_id', 'iteration'],
   },
+  step_results: {
+    columns: {
+      run_id: 'VARCHAR',
+      tag: 'VARCHAR',
+      kind: 'VARCHAR',
+      checkout: 'VARCHAR',
+      result: 'JSON',
+      recorded_at: 'TIMESTAMP',
+    },
+    primaryKey: ['run_id', 'tag', 'kind'],
+  },
 } as const satisfies Record<string, TableSpec>;
 
 export type TableName = keyof typeof TABLES;
@@ -317,6 +328,15 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE fast_paths (
         run_id VARCHAR NOT NULL, iteration INTEGER NOT NULL, kept_task VARCHAR NOT NULL, replaced VARCHAR[] NOT NULL,
         sims_flags VARCHAR[], PRIMARY KEY (run_id, iteration))`,
+    ],
+  },
+  {
+    version: 3,
+    description: 'step results by replay tag, so a recorded run replays with no build and no simulation',
+    statements: [
+      `CREATE TABLE step_results (
+        run_id VARCHAR NOT NULL, tag VARCHAR NOT NULL, kind VARCHAR NOT NULL, checkout VARCHAR, result JSON NOT NULL,
+        recorded_at TIMESTAMP, PRIMARY KEY (run_id, tag, kind))`,
     ],
   },
 ];

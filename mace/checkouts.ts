@@ -1,0 +1,103 @@
+/**
+ * The loop's view of a checkout: build and run through the adapter, with a replay tag on every step.
+ * A recording checkout stores each step's result under its tag; a replay checkout answers from a
+ * recorded run, so the loop reproduces that run's decisions with no build and no simulation.
+ */
+import type { BuildArtifact, BuildOptions, RunOptions, RunResult } from './openpiton/artifacts.ts';
+import { makeConfig, type PitonConfig } from './openpiton/config.ts';
+import type { Store } from './store/store.ts';
+
+export interface StepTag {
+  /** `<run_id>/iter<N>/<task_id>/<phase>`; phase build, run or run:<workload>. */
+  readonly tag?: string;
+}
+
+export interface Checkout {
+  /** The checkout root, or a label for a checkout that has none (replay). */
+  readonly root: string;
+  build(config: PitonConfig, options?: BuildOptions & StepTag): Promise<BuildArtifact>;
+  run(config: PitonConfig, test: string, options?: RunOptions & StepTag): Promise<RunResult>;
+  /** Commits, diffs and untracked files of the checkout, with the Verilator version (provenance, reuse). */
+  sourceFingerprint?(): Promise<string>;
+  verilatorVersion?(): Promise<string>;
+  close?(): Promise<void>;
+}
+
+/** Where a step's result is kept for replay: one row per tag. */
+export interface StepRecorder {
+  record(runId: string, tag: string, kind: 'build' | 'run', result: BuildArtifact | RunResult): Promise<void>;
+}
+
+/** Records every tagged step of a checkout into the store's step_results table. */
+export function recordingCheckout(checkout: Checkout, store: Store, runId: string): Checkout {
+  const save = (tag: string | undefined, kind: 'build' | 'run', result: BuildArtifact | RunResult) =>
+    tag
+      ? store.write((tx) =>
+          tx.upsert('step_results', {
+            run_id: runId,
+            tag,
+            kind,
+            checkout: checkout.root,
+            result,
+            recorded_at: new Date(),
+          }),
+        )
+      : Promise.resolve();
+  return {
+    root: checkout.root,
+    async build(config, options) {
+      const artifact = await checkout.build(config, options);
+      await save(options?.tag, 'build', artifact);
+      return artifact;
+    },
+    async run(config, test, options) {
+      const result = await checkout.run(config, test, options);
+      await save(options?.tag, 'run', result);
+      return result;
+    },
+    sourceFingerprint: checkout.sourceFingerprint?.bind(checkout),
+    verilatorVersion: checkout.verilatorVersion?.bind(checkout),
+    close: checkout.close?.bind(checkout),
+  };
+}
+
+export class ReplayMissing extends Error {
+  override name = 'ReplayMissing';
+}
+
+/**
+ * A checkout that answers from the step results recorded by run `sourceRunId`. Tags of the replaying
+ * run carry its own run id; the prefix is swapped for the recorded one.
+ */
+export function replayCheckout(store: Store, sourceRunId: string, label = `replay:${sourceRunId}`): Checkout {
+  const lookup = async (tag: string | undefined, kind: 'build' | 'run') => {
+    if (!tag) throw new ReplayMissing('a replayed step needs a replay tag');
+    const recorded = `${sourceRunId}${tag.slice(tag.indexOf('/'))}`;
+    const row = await store.read((q) =>
+      q.one<{ result: string }>('SELECT result FROM step_results WHERE run_id = $1 AND tag = $2 AND kind = $3', [
+        sourceRunId,
+        recorded,
+        kind,
+      ]),
+    );
+    if (!row) throw new ReplayMissing(`run ${sourceRunId} recorded no ${kind} step under tag ${recorded}`);
+    return reviveDates(JSON.parse(row.result) as Record<string, unknown>);
+  };
+  return {
+    root: label,
+    async build(config, options) {
+      const recorded = (await lookup(options?.tag, 'build')) as unknown as BuildArtifact;
+      return { ...recorded, config: makeConfig({ ...(recorded.config as object) }) };
+    },
+    async run(_config, _test, options) {
+      return (await lookup(options?.tag, 'run')) as unknown as RunResult;
+    },
+  };
+}
+
+function reviveDates(value: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...value };
+  for (const key of ['startedAt', 'finishedAt'])
+    if (typeof out[key] === 'string') out[key] = new Date(out[key] as string);
+  return out;
+}

@@ -1,0 +1,76 @@
+/**
+ * The scripted offline agent: a deterministic policy, seeded per run, that reads the prompt the
+ * loop actually sent and answers in the directive formats. It is a model of an LLM, not one: every
+ * run records it as the backend. Token counts come from the prompt and reply lengths and are priced
+ * like a named model, so cost reports and dollar budgets work offline.
+ */
+import type { LlmBackend, LlmReply, LlmRequest } from '../types.ts';
+import { drawMistakes, planReply, postMortemReply, triageReply, type MistakeRates } from './policies.ts';
+import { seeded, seedFrom } from './random.ts';
+import { readPlannerPrompt } from './reading.ts';
+
+export { MISTAKES, INVENTED_DEFINE, type Mistake, type MistakeRates } from './policies.ts';
+
+export interface ScriptedOptions {
+  /** The run's seed: the same seed gives the same replies. */
+  readonly seed: number;
+  /** Mistake rates per planner call (0..1 each); all zero by default. */
+  readonly mistakes?: MistakeRates;
+  /** The model its tokens are priced as. */
+  readonly pricedAs: string;
+  /** Dollars for a call's usage, as the pricing table prices `pricedAs`. */
+  readonly costUsd: (usage: LlmReply['usage']) => number;
+}
+
+/** About four characters per token, as for English text with Gemini and GPT tokenisers. */
+export const CHARS_PER_TOKEN = 4;
+const tokens = (text: string) => Math.ceil(text.length / CHARS_PER_TOKEN);
+
+export class ScriptedBackend implements LlmBackend {
+  readonly name = 'scripted' as const;
+  readonly model: string;
+  readonly takesTools = false;
+  private readonly options: ScriptedOptions;
+
+  constructor(options: ScriptedOptions) {
+    this.options = options;
+    this.model = `scripted(${options.pricedAs})`;
+  }
+
+  async call(request: LlmRequest): Promise<LlmReply> {
+    const started = performance.now();
+    const random = seeded(seedFrom(this.options.seed, request.seed, request.tag ?? request.prompt, request.phase));
+    const text = this.reply(request, random);
+    const thinking =
+      request.phase === 'plan' || request.phase === 'plan_retry'
+        ? Math.min(request.thinkingBudget ?? 1024, 200 + Math.floor(random() * 400))
+        : 0;
+    const usage = { inputTokens: tokens(request.prompt), outputTokens: tokens(text), thinkingTokens: thinking };
+    return {
+      text,
+      model: this.model,
+      usage,
+      usd: this.options.costUsd(usage),
+      latencyS: (performance.now() - started) / 1000,
+      toolCalls: [],
+    };
+  }
+
+  private reply(request: LlmRequest, random: () => number): string {
+    switch (request.phase) {
+      case 'plan':
+        return planReply(readPlannerPrompt(request.prompt), drawMistakes(random, this.options.mistakes ?? {}));
+      case 'plan_retry':
+        // A retry is careful: the mistakes that sent the plan back are not repeated.
+        return planReply(readPlannerPrompt(request.prompt), new Set());
+      case 'triage':
+        return triageReply(request.prompt);
+      case 'post_mortem':
+        return postMortemReply(request.prompt);
+      case 'ping':
+        return 'pong';
+      default:
+        return `Noted. ${request.prompt.split('\n')[0]!.slice(0, 200)}`;
+    }
+  }
+}

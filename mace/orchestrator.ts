@@ -1,0 +1,311 @@
+/**
+ * runMaceLoop: the MACE loop. It records the run, checks the gate programs' checksums and the core,
+ * then repeats plan → plan check → fast path → parallel execution → verification → failure analysis
+ * until a design passes or a budget runs out, recording every step in the store as it happens.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { Deadline } from './budget.ts';
+import type { Checkout } from './checkouts.ts';
+import { recordingCheckout } from './checkouts.ts';
+import { configForTask, designKey } from './design.ts';
+import { analyseFailure, type FailureAnalysis, type RunMemory } from './failure-analysis.ts';
+import { collapseSingleDesign } from './fast-path.ts';
+import { integrateParallel, type TaskResult } from './integrator.ts';
+import { requiredDefines } from './objective.ts';
+import { coreSupportProblem, defineIndex, modulePathProblem } from './openpiton/source-index.ts';
+import { verifyChecksums } from './openpiton/workloads.ts';
+import { planIteration } from './planning.ts';
+import { checkoutProvenance, projectProvenance } from './provenance.ts';
+import { taskRecord } from './records.ts';
+import type { RunLlm } from './run-llm.ts';
+import { LoopOptionsSchema, type LoopOptions, type MaceSpec, type RunStatus, type Task } from './spec.ts';
+import { runSummary, type RunSummary } from './store/readers.ts';
+import type { Store } from './store/store.ts';
+import {
+  addIterationUsd,
+  addRunMeta,
+  finishRun,
+  markAllRecovered,
+  recordFastPath,
+  recordIteration,
+  recordPlanCheck,
+  startRun,
+} from './store/writers.ts';
+
+/** Who a run is, for the harness: recorded in the runs table. */
+export interface RunLabels {
+  readonly method?: string;
+  readonly task?: string | null;
+  readonly repeat?: number | null;
+  readonly seed?: number | null;
+  readonly jobKey?: string | null;
+  readonly suiteHash?: string | null;
+  readonly fault?: string | null;
+  /** Extra provenance and labels merged into runs.meta. */
+  readonly meta?: Readonly<Record<string, unknown>>;
+}
+
+export interface IterationOutcome {
+  readonly iteration: number;
+  readonly tasks: readonly Task[];
+  readonly results: readonly TaskResult[];
+  readonly failure: FailureAnalysis | undefined;
+}
+
+/** Progress callbacks for displays; none of them changes what the loop does. */
+export interface LoopEvents {
+  onStart?(runId: string): void;
+  onPlan?(iteration: number, tasks: readonly Task[]): void;
+  onTask?(iteration: number, result: TaskResult): void;
+  onIteration?(outcome: IterationOutcome): void;
+  onFinish?(status: RunStatus): void;
+}
+
+export interface LoopInput {
+  readonly spec: MaceSpec;
+  readonly checkouts: readonly Checkout[];
+  readonly store: Store;
+  /** The run's LLM recorder, made once the run id is known. */
+  readonly llm: (runId: string) => RunLlm;
+  readonly options?: Partial<LoopOptions>;
+  /** The project's gate programs (with CHECKSUMS), passed to sims as an extra diag directory. */
+  readonly workloadsDir: string;
+  readonly labels?: RunLabels;
+  /** Replaces each iteration's planned tasks after the plan check (seeded faults break the first plan). */
+  readonly planHook?: (iteration: number, tasks: Task[]) => Task[];
+  readonly runId?: string;
+  readonly signal?: AbortSignal;
+  readonly events?: LoopEvents;
+  /** Backend and model names recorded with the run. */
+  readonly backend?: string;
+  readonly model?: string;
+  /** Record each step's result for deterministic replay (default true). */
+  readonly recordSteps?: boolean;
+}
+
+export interface LoopOutcome {
+  readonly runId: string;
+  readonly status: Exclude<RunStatus, 'running'>;
+  readonly summary: RunSummary;
+  readonly iterations: readonly IterationOutcome[];
+  /** Why the run ended as error, planning_failed, checksum_mismatch or unsupported_core. */
+  readonly reason?: string;
+}
+
+class RunEnded extends Error {
+  constructor(
+    readonly status: Exclude<RunStatus, 'running' | 'passed'>,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function newRunId(): string {
+  return randomBytes(6).toString('hex');
+}
+
+export async function runMaceLoop(input: LoopInput): Promise<LoopOutcome> {
+  const { spec, store } = input;
+  const options = LoopOptionsSchema.parse(input.options ?? {});
+  const runId = input.runId ?? newRunId();
+  const labels = input.labels ?? {};
+  const llm = input.llm(runId);
+
+  await startRun(store, {
+    runId,
+    objective: spec.objective,
+    core: spec.core,
+    mesh: spec.target_mesh,
+    workloads: spec.workloads,
+    method: labels.method ?? 'mace',
+    task: labels.task ?? null,
+    repeat: labels.repeat ?? null,
+    seed: labels.seed ?? null,
+    spec,
+    options,
+    backend: input.backend ?? llm.backend,
+    model: input.model ?? llm.model,
+    suiteHash: labels.suiteHash ?? null,
+    jobKey: labels.jobKey ?? null,
+    fault: labels.fault ?? null,
+    meta: { ...projectProvenance(), ...(labels.meta ?? {}) },
+  });
+  input.events?.onStart?.(runId);
+
+  const iterations: IterationOutcome[] = [];
+  let status: Exclude<RunStatus, 'running'>;
+  let reason: string | undefined;
+  try {
+    status = await loop({ ...input, options, runId, llm, iterations });
+  } catch (error) {
+    if (error instanceof RunEnded) {
+      status = error.status;
+      reason = error.message;
+    } else {
+      status = 'error';
+      reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    }
+  }
+  await finishRun(store, runId, status, reason ? { error: reason } : {});
+  input.events?.onFinish?.(status);
+  return { runId, status, summary: (await runSummary(store, runId))!, iterations, reason };
+}
+
+interface LoopState extends Omit<LoopInput, 'llm' | 'options'> {
+  readonly options: LoopOptions;
+  readonly runId: string;
+  readonly llm: RunLlm;
+  readonly iterations: IterationOutcome[];
+}
+
+async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
+  const { spec, store, options, runId, llm } = state;
+  const startedAt = Date.now();
+  const deadline = Deadline.after(spec.budget.max_wall_s);
+
+  const problems = verifyChecksums(state.workloadsDir);
+  if (problems.length)
+    throw new RunEnded('checksum_mismatch', `gate workloads do not match CHECKSUMS: ${problems.join('; ')}`);
+
+  for (const checkout of state.checkouts) {
+    const problem = existsSync(checkout.root) ? coreSupportProblem(checkout.root, spec.core) : undefined;
+    if (problem)
+      throw new RunEnded('unsupported_core', `checkout ${checkout.root} cannot build core ${spec.core}: ${problem}`);
+  }
+
+  const checkouts =
+    state.recordSteps === false ? state.checkouts : state.checkouts.map((c) => recordingCheckout(c, store, runId));
+  await addRunMeta(store, runId, { checkouts: await checkoutProvenance(state.checkouts) });
+
+  const firstRoot = state.checkouts[0]!.root;
+  const required = requiredDefines(spec.objective);
+  const memory: RunMemory = { feedback: [], failedDesigns: new Set(), badChangeSets: [] };
+
+  for (let iteration = 0; iteration < spec.budget.max_iterations; iteration++) {
+    if (state.signal?.aborted) throw new Error('cancelled');
+    if (Date.now() - startedAt >= spec.budget.max_wall_s * 1000) {
+      throw new RunEnded(
+        'budget_exceeded',
+        `the wall-clock budget of ${spec.budget.max_wall_s} s ran out before iteration ${iteration}`,
+      );
+    }
+    if (llm.totalUsd() >= spec.budget.max_usd) {
+      throw new RunEnded(
+        'budget_exceeded',
+        `the LLM budget of $${spec.budget.max_usd} was spent before iteration ${iteration}`,
+      );
+    }
+
+    const usdBefore = llm.totalUsd();
+    const iterationStart = new Date();
+    const feedback = memory.feedback.join('\n\n');
+    const planned = await planIteration({
+      spec,
+      llm,
+      options,
+      iteration,
+      feedback,
+      signal: state.signal,
+      check: options.plan_check
+        ? {
+            defineIndex: existsSync(firstRoot) ? defineIndex(firstRoot) : new Set(),
+            requiredDefines: required,
+            modulePathProblem: (path) => (existsSync(firstRoot) ? modulePathProblem(firstRoot, path) : undefined),
+            failedDesigns: memory.failedDesigns,
+            badChangeSets: memory.badChangeSets,
+            buildsOnEdits: (task) => task.kind === 'rtl',
+          }
+        : undefined,
+      onLook: (look) =>
+        recordPlanCheck(store, {
+          runId,
+          iteration,
+          attempt: look.attempt,
+          action: look.action,
+          problems: look.problems,
+          stripped: look.stripped,
+          added: look.added,
+          plan: look.plan ?? undefined,
+        }),
+    });
+    if (!planned.ok) throw new RunEnded('planning_failed', planned.error.message);
+
+    let tasks = state.planHook ? state.planHook(iteration, planned.tasks) : planned.tasks;
+    if (options.fast_path) {
+      const collapsed = collapseSingleDesign(spec, tasks);
+      if (collapsed) {
+        await recordFastPath(store, {
+          runId,
+          iteration,
+          keptTask: collapsed.kept.id,
+          replaced: collapsed.replaced,
+          simsFlags: [collapsed.designKey],
+        });
+        tasks = [collapsed.kept];
+      }
+    }
+    state.events?.onPlan?.(iteration, tasks);
+
+    const results = await integrateParallel(tasks, checkouts, {
+      spec,
+      options,
+      taskPrompts: options.task_prompts && !options.fast_path,
+      runId,
+      iteration,
+      llm,
+      deadline,
+      workloadsDir: state.workloadsDir,
+      signal: state.signal,
+      onTask: (result) => state.events?.onTask?.(iteration, result),
+    });
+    const finishedAt = new Date();
+    await recordIteration(store, {
+      runId,
+      iteration,
+      tasks: results.map((r) => taskRecord(r)),
+      wallS: (finishedAt.getTime() - iterationStart.getTime()) / 1000,
+      usd: llm.totalUsd() - usdBefore,
+      startedAt: iterationStart,
+      finishedAt,
+      plan: tasks,
+      feedback,
+    });
+
+    if (!results.length) {
+      state.iterations.push({ iteration, tasks, results, failure: undefined });
+      throw new RunEnded('failed', `iteration ${iteration} returned no task results`);
+    }
+    const passed = results.every((r) => r.passed) || (options.gate_pass_ends_run && results.some((r) => r.gatePassed));
+    if (passed) {
+      state.iterations.push({ iteration, tasks, results, failure: undefined });
+      state.events?.onIteration?.(state.iterations.at(-1)!);
+      await markAllRecovered(store, runId);
+      return 'passed';
+    }
+
+    for (const result of results) {
+      if (!result.passed && (result.task.kind === 'config' || result.task.kind === 'workload')) {
+        memory.failedDesigns.add(designKey(configForTask(spec, result.task)));
+      }
+    }
+    const usdBeforeAnalysis = llm.totalUsd();
+    const failed = results.find((r) => !r.passed)!;
+    const failure = await analyseFailure({
+      spec,
+      options,
+      llm,
+      store,
+      runId,
+      iteration,
+      failed,
+      memory,
+      signal: state.signal,
+    });
+    await addIterationUsd(store, runId, iteration, llm.totalUsd() - usdBeforeAnalysis);
+    state.iterations.push({ iteration, tasks, results, failure });
+    state.events?.onIteration?.(state.iterations.at(-1)!);
+  }
+  throw new RunEnded('budget_exceeded', `all ${spec.budget.max_iterations} iteration(s) ended without a pass`);
+}
