@@ -11,11 +11,13 @@ import { recordingCheckout } from './checkouts.ts';
 import { configForTask, designKey } from './design.ts';
 import { analyseFailure, type FailureAnalysis, type RunMemory } from './failure-analysis.ts';
 import { collapseSingleDesign } from './fast-path.ts';
-import { integrateParallel, type TaskResult } from './integrator.ts';
+import { integrateParallel, type ExecutionContext, type TaskResult } from './integrator.ts';
+import { LLMCallFailed } from './llm/types.ts';
 import { requiredDefines } from './objective.ts';
 import { coreSupportProblem, defineIndex, modulePathProblem } from './openpiton/source-index.ts';
 import { verifyChecksums } from './openpiton/workloads.ts';
 import { planIteration } from './planning.ts';
+import { postMortem } from './post-mortem.ts';
 import { checkoutProvenance, projectProvenance } from './provenance.ts';
 import { taskRecord } from './records.ts';
 import type { RunLlm } from './run-llm.ts';
@@ -30,6 +32,7 @@ import {
   recordFastPath,
   recordIteration,
   recordPlanCheck,
+  recordPostMortem,
   startRun,
 } from './store/writers.ts';
 
@@ -148,9 +151,28 @@ export async function runMaceLoop(input: LoopInput): Promise<LoopOutcome> {
       reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     }
   }
+  if ((status === 'failed' || status === 'budget_exceeded') && iterations.length && options.post_mortem) {
+    await runPostMortem(input, runId, llm, status, iterations);
+  }
   await finishRun(store, runId, status, reason ? { error: reason } : {});
   input.events?.onFinish?.(status);
   return { runId, status, summary: (await runSummary(store, runId))!, iterations, reason };
+}
+
+/** The post-mortem never changes the run's status: a failed call or a reply without ASSESSMENT is dropped. */
+async function runPostMortem(
+  input: LoopInput,
+  runId: string,
+  llm: RunLlm,
+  status: string,
+  iterations: readonly IterationOutcome[],
+): Promise<void> {
+  try {
+    const pm = await postMortem(input.spec, status, iterations, llm, { signal: input.signal });
+    if (pm) await recordPostMortem(input.store, { runId, ...pm });
+  } catch (error) {
+    if (!(error instanceof LLMCallFailed)) throw error;
+  }
 }
 
 interface LoopState extends Omit<LoopInput, 'llm' | 'options'> {
@@ -248,7 +270,7 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
     }
     state.events?.onPlan?.(iteration, tasks);
 
-    const results = await integrateParallel(tasks, checkouts, {
+    const ctx: ExecutionContext = {
       spec,
       options,
       taskPrompts: options.task_prompts && !options.fast_path,
@@ -259,7 +281,8 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
       workloadsDir: state.workloadsDir,
       signal: state.signal,
       onTask: (result) => state.events?.onTask?.(iteration, result),
-    });
+    };
+    const results = await integrateParallel(tasks, checkouts, ctx);
     const finishedAt = new Date();
     await recordIteration(store, {
       runId,
@@ -293,6 +316,9 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
     const usdBeforeAnalysis = llm.totalUsd();
     const failed = results.find((r) => !r.passed)!;
     const failure = await analyseFailure({
+      checkouts,
+      deadline,
+      ctx,
       spec,
       options,
       llm,
