@@ -20,7 +20,9 @@ export interface Checkout {
   /** Commits, diffs and untracked files of the checkout, with the Verilator version (provenance, reuse). */
   sourceFingerprint?(): Promise<string>;
   verilatorVersion?(): Promise<string>;
-  close?(): Promise<void>;
+  /** Write RTL edits into the checkout with a crash-safe backup; the result restores them. */
+  applyEdits?(files: ReadonlyMap<string, string>): () => void;
+  close?(): void | Promise<void>;
 }
 
 /** Where a step's result is kept for replay: one row per tag. */
@@ -57,6 +59,7 @@ export function recordingCheckout(checkout: Checkout, store: Store, runId: strin
     },
     sourceFingerprint: checkout.sourceFingerprint?.bind(checkout),
     verilatorVersion: checkout.verilatorVersion?.bind(checkout),
+    applyEdits: checkout.applyEdits?.bind(checkout),
     close: checkout.close?.bind(checkout),
   };
 }

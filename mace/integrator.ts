@@ -8,16 +8,22 @@
 import { BUDGET_EXHAUSTED, budgetExhaustedBuild, budgetExhaustedRun, type Deadline } from './budget.ts';
 import type { Checkout } from './checkouts.ts';
 import { topologicalLevels } from './dag.ts';
-import { configForTask, type DesignOptions } from './design.ts';
+import { configForTask } from './design.ts';
 import { LLMCallFailed, replayTag } from './llm/types.ts';
 import type { BuildArtifact, RunResult } from './openpiton/artifacts.ts';
 import type { PitonConfig } from './openpiton/config.ts';
+import { EditOverlay, editTools, editsDiff, NO_EDITS, type EditSet } from './rtl-edits.ts';
 import type { RunLlm } from './run-llm.ts';
 import { RECOMMENDED_RTL_TIMEOUT, type LoopOptions, type MaceSpec, type Task } from './spec.ts';
 
 export interface TaskResult {
   readonly task: Task;
   readonly config: PitonConfig;
+  /** The RTL edits the build carried (carried, inherited and its own) and their diff. */
+  readonly edits: EditSet;
+  readonly rtlDiff: string;
+  /** An rtl task's agent reply, kept for triage when the agent made no edit. */
+  readonly agentReply?: string;
   readonly build: BuildArtifact;
   /** The gate runs in order, stopping at the first failure; empty under check=build or a failed build. */
   readonly runs: readonly RunResult[];
@@ -44,8 +50,10 @@ export interface ExecutionContext {
   readonly signal?: AbortSignal;
   /** Tag prefix for the task id in replay tags (narrowing probes use their own). */
   readonly tagTask?: (task: Task) => string;
-  /** Design identity extras for a task (its RTL-edit diff), once failure analysis provides them. */
-  readonly designOptions?: (task: Task) => DesignOptions;
+  /** The RTL edits every task of the iteration starts from (carried from the last iteration). */
+  readonly baseEdits?: EditSet;
+  /** The feedback history, which an rtl task's agent reads with its instruction. */
+  readonly feedback?: string;
   /** Called as each task finishes, for progress displays. */
   readonly onTask?: (result: TaskResult) => void;
 }
@@ -84,13 +92,49 @@ export async function spread<T, R>(
 }
 
 /** Build one task's design on a checkout and run its gate workloads there. */
-export async function executeTask(task: Task, checkout: Checkout, ctx: ExecutionContext): Promise<TaskResult> {
+export async function executeTask(
+  task: Task,
+  checkout: Checkout,
+  ctx: ExecutionContext,
+  inherited: EditSet = ctx.baseEdits ?? NO_EDITS,
+): Promise<TaskResult> {
   const startedAt = new Date();
   const tagTask = ctx.tagTask?.(task) ?? task.id;
   const tag = (phase: string) => replayTag(ctx.runId, ctx.iteration, tagTask, phase);
-  const config = configForTask(ctx.spec, task, ctx.designOptions?.(task));
 
-  if (ctx.taskPrompts && ctx.llm) await taskPrompt(task, ctx);
+  let edits = inherited;
+  let agentReply: string | undefined;
+  if (task.kind === 'rtl' && ctx.options.rtl_edits && ctx.llm) {
+    ({ edits, reply: agentReply } = await rtlAgent(task, checkout, ctx, inherited));
+  } else if (ctx.taskPrompts && ctx.llm) {
+    await taskPrompt(task, ctx);
+  }
+  const rtlDiff = edits.size ? editsDiff(checkout.root, edits) : '';
+  const config = configForTask(ctx.spec, task, { diff: rtlDiff });
+  const restore = rtlDiff && checkout.applyEdits ? checkout.applyEdits(edits) : () => undefined;
+  try {
+    return await buildAndRun(task, checkout, ctx, { config, edits, rtlDiff, agentReply, startedAt, tag });
+  } finally {
+    restore();
+  }
+}
+
+interface Prepared {
+  readonly config: PitonConfig;
+  readonly edits: EditSet;
+  readonly rtlDiff: string;
+  readonly agentReply: string | undefined;
+  readonly startedAt: Date;
+  readonly tag: (phase: string) => string;
+}
+
+async function buildAndRun(
+  task: Task,
+  checkout: Checkout,
+  ctx: ExecutionContext,
+  prepared: Prepared,
+): Promise<TaskResult> {
+  const { config, tag } = prepared;
 
   const build = ctx.deadline.passed()
     ? budgetExhaustedBuild(config)
@@ -124,12 +168,15 @@ export async function executeTask(task: Task, checkout: Checkout, ctx: Execution
   const result: TaskResult = {
     task,
     config,
+    edits: prepared.edits,
+    rtlDiff: prepared.rtlDiff,
+    agentReply: prepared.agentReply,
     build,
     runs,
     passed,
     gatePassed,
     checkout: checkout.root,
-    startedAt,
+    startedAt: prepared.startedAt,
     finishedAt: new Date(),
   };
   ctx.onTask?.(result);
@@ -149,6 +196,41 @@ async function taskPrompt(task: Task, ctx: ExecutionContext): Promise<void> {
   } catch (error) {
     if (!(error instanceof LLMCallFailed)) throw error;
   }
+}
+
+/** An rtl task's agent: one call with the edit tools over an overlay of the inherited edits. */
+async function rtlAgent(
+  task: Task,
+  checkout: Checkout,
+  ctx: ExecutionContext,
+  inherited: EditSet,
+): Promise<{ edits: EditSet; reply: string }> {
+  const overlay = new EditOverlay(checkout.root, inherited);
+  const reply = await ctx.llm!.call({
+    phase: 'rtl',
+    prompt: rtlPrompt(task, ctx, inherited),
+    iteration: ctx.iteration,
+    taskId: task.id,
+    tools: editTools(overlay),
+    signal: ctx.signal,
+  });
+  return { edits: overlay.current(), reply: reply.text };
+}
+
+function rtlPrompt(task: Task, ctx: ExecutionContext, inherited: EditSet): string {
+  const parts = [
+    `You are the agent of an rtl task in a MACE bring-up loop for an OpenPiton chip with the ${ctx.spec.core} core (${ctx.spec.target_mesh[0]}x${ctx.spec.target_mesh[1]} mesh).`,
+    `Objective: ${ctx.spec.objective.trim()}`,
+    `Your task (${task.id}): ${task.instruction}`,
+    'Use the tools to read the design and make the change. Only files under piton/design/ can be edited; piton/verif is read-only. ' +
+      'Your edits are built and the gate workloads simulated after you reply; make the smallest change that does the job.',
+  ];
+  if (inherited.size)
+    parts.push(
+      `These files already carry edits from earlier tasks, which you build on: ${[...inherited.keys()].join(', ')}`,
+    );
+  if (ctx.feedback?.trim()) parts.push(`What earlier attempts reported:\n${ctx.feedback.trim()}`);
+  return parts.join('\n\n');
 }
 
 /** True when a result failed only because the budget ran out before its work could start. */

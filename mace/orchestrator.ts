@@ -20,6 +20,7 @@ import { planIteration } from './planning.ts';
 import { postMortem } from './post-mortem.ts';
 import { checkoutProvenance, projectProvenance } from './provenance.ts';
 import { taskRecord } from './records.ts';
+import { NO_EDITS, type EditSet } from './rtl-edits.ts';
 import type { RunLlm } from './run-llm.ts';
 import { LoopOptionsSchema, type LoopOptions, type MaceSpec, type RunStatus, type Task } from './spec.ts';
 import { runSummary, type RunSummary } from './store/readers.ts';
@@ -159,6 +160,12 @@ export async function runMaceLoop(input: LoopInput): Promise<LoopOutcome> {
   return { runId, status, summary: (await runSummary(store, runId))!, iterations, reason };
 }
 
+/** The edits of the last task whose build succeeded carry into the next iteration; failed builds' edits do not. */
+function carriedEdits(results: readonly TaskResult[], current: EditSet): EditSet {
+  const last = [...results].reverse().find((r) => r.build.success && r.edits.size);
+  return last ? last.edits : current;
+}
+
 /** The post-mortem never changes the run's status: a failed call or a reply without ASSESSMENT is dropped. */
 async function runPostMortem(
   input: LoopInput,
@@ -204,6 +211,7 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
   const firstRoot = state.checkouts[0]!.root;
   const required = requiredDefines(spec.objective);
   const memory: RunMemory = { feedback: [], failedDesigns: new Set(), badChangeSets: [] };
+  let baseEdits: EditSet = NO_EDITS;
 
   for (let iteration = 0; iteration < spec.budget.max_iterations; iteration++) {
     if (state.signal?.aborted) throw new Error('cancelled');
@@ -237,7 +245,7 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
             modulePathProblem: (path) => (existsSync(firstRoot) ? modulePathProblem(firstRoot, path) : undefined),
             failedDesigns: memory.failedDesigns,
             badChangeSets: memory.badChangeSets,
-            buildsOnEdits: (task) => task.kind === 'rtl',
+            buildsOnEdits: (task) => task.kind === 'rtl' || baseEdits.size > 0,
           }
         : undefined,
       onLook: (look) =>
@@ -280,6 +288,8 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
       deadline,
       workloadsDir: state.workloadsDir,
       signal: state.signal,
+      baseEdits,
+      feedback,
       onTask: (result) => state.events?.onTask?.(iteration, result),
     };
     const results = await integrateParallel(tasks, checkouts, ctx);
@@ -287,7 +297,7 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
     await recordIteration(store, {
       runId,
       iteration,
-      tasks: results.map((r) => taskRecord(r)),
+      tasks: results.map(taskRecord),
       wallS: (finishedAt.getTime() - iterationStart.getTime()) / 1000,
       usd: llm.totalUsd() - usdBefore,
       startedAt: iterationStart,
@@ -328,7 +338,13 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
       failed,
       memory,
       signal: state.signal,
+      rtlDiff: failed.rtlDiff || undefined,
     });
+    baseEdits = options.carry_edits ? carriedEdits(results, baseEdits) : NO_EDITS;
+    if (baseEdits.size)
+      memory.feedback.push(
+        `The next iteration starts from RTL edits already made to: ${[...baseEdits.keys()].join(', ')}. Change them with an rtl task rather than writing them again.`,
+      );
     await addIterationUsd(store, runId, iteration, llm.totalUsd() - usdBeforeAnalysis);
     state.iterations.push({ iteration, tasks, results, failure });
     state.events?.onIteration?.(state.iterations.at(-1)!);

@@ -4,7 +4,7 @@ import type { TaskResult } from './integrator.ts';
 import { simsFlags } from './openpiton/config.ts';
 import type { TaskRecord } from './store/writers.ts';
 
-export function taskRecord(result: TaskResult, extra: { readonly rtlDiff?: string | null } = {}): TaskRecord {
+export function taskRecord(result: TaskResult): TaskRecord {
   const { build, runs, task } = result;
   const last = runs.at(-1);
   const simTimes = runs.map((r) => r.simTime);
@@ -33,6 +33,6 @@ export function taskRecord(result: TaskResult, extra: { readonly rtlDiff?: strin
     checkout: result.checkout,
     startedAt: result.startedAt,
     finishedAt: result.finishedAt,
-    rtlDiff: extra.rtlDiff ?? null,
+    rtlDiff: result.rtlDiff || null,
   };
 }

@@ -12,6 +12,7 @@ import type { RunLlm } from './run-llm.ts';
 import type { MaceSpec } from './spec.ts';
 
 export const RTL_DIFF_CHARS = 3000;
+const AGENT_REPLY_CHARS = 600;
 
 /** What the next plan may change, without and with RTL edits. */
 export const ACTIONS_NO_RTL =
@@ -49,6 +50,11 @@ export function buildTriagePrompt(input: TriageInput): string {
     failureEvidence(result),
   ];
   if (input.rtlDiff) parts.push(`RTL edits this build carried (diff):\n${input.rtlDiff.slice(0, RTL_DIFF_CHARS)}`);
+  else if (task.kind === 'rtl' && result.agentReply !== undefined) {
+    parts.push(
+      `The rtl task's agent made no edit. Its reply began: ${JSON.stringify(result.agentReply.slice(0, AGENT_REPLY_CHARS))}`,
+    );
+  }
   parts.push(input.rtlEdits ? ACTIONS_RTL : ACTIONS_NO_RTL);
   parts.push('Each change from the defaults is a candidate cause: rule it out before you blame the design.');
   if (input.narrowingNote) parts.push(input.narrowingNote);

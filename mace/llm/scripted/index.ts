@@ -4,10 +4,11 @@
  * run records it as the backend. Token counts come from the prompt and reply lengths and are priced
  * like a named model, so cost reports and dollar budgets work offline.
  */
-import type { LlmBackend, LlmReply, LlmRequest } from '../types.ts';
+import type { LlmBackend, LlmReply, LlmRequest, ToolCallRecord } from '../types.ts';
 import { drawMistakes, planReply, postMortemReply, triageReply, type MistakeRates } from './policies.ts';
 import { seeded, seedFrom } from './random.ts';
 import { readPlannerPrompt } from './reading.ts';
+import { rtlRepair } from './rtl.ts';
 
 export { MISTAKES, INVENTED_DEFINE, type Mistake, type MistakeRates } from './policies.ts';
 
@@ -29,7 +30,8 @@ const tokens = (text: string) => Math.ceil(text.length / CHARS_PER_TOKEN);
 export class ScriptedBackend implements LlmBackend {
   readonly name = 'scripted' as const;
   readonly model: string;
-  readonly takesTools = false;
+  /** It uses the edit tools an rtl task offers, as an agent would. */
+  readonly takesTools = true;
   private readonly options: ScriptedOptions;
 
   constructor(options: ScriptedOptions) {
@@ -40,7 +42,7 @@ export class ScriptedBackend implements LlmBackend {
   async call(request: LlmRequest): Promise<LlmReply> {
     const started = performance.now();
     const random = seeded(seedFrom(this.options.seed, request.seed, request.tag ?? request.prompt, request.phase));
-    const text = this.reply(request, random);
+    const { text, toolCalls } = await this.reply(request, random);
     const thinking =
       request.phase === 'plan' || request.phase === 'plan_retry'
         ? Math.min(request.thinkingBudget ?? 1024, 200 + Math.floor(random() * 400))
@@ -56,7 +58,15 @@ export class ScriptedBackend implements LlmBackend {
     };
   }
 
-  private reply(request: LlmRequest, random: () => number): string {
+  private async reply(
+    request: LlmRequest,
+    random: () => number,
+  ): Promise<{ text: string; toolCalls: ToolCallRecord[] }> {
+    if (request.phase === 'rtl') return rtlRepair(request.prompt, request.tools ?? []);
+    return { text: this.text(request, random), toolCalls: [] };
+  }
+
+  private text(request: LlmRequest, random: () => number): string {
     switch (request.phase) {
       case 'plan':
         return planReply(readPlannerPrompt(request.prompt), drawMistakes(random, this.options.mistakes ?? {}));

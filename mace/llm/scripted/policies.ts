@@ -80,6 +80,16 @@ export function planReply(inputs: PlannerInputs, mistakes: ReadonlySet<Mistake>)
   if (mistakes.has('oversized_cache')) draft.caches.l2 = [4194304, 4];
 
   const [x, y] = inputs.mesh;
+  const repair = inputs.rtlOffered ? rtlRepairTask(inputs) : undefined;
+  if (repair && !mistakes.has('no_plan')) {
+    const defines = [...draft.defines].sort();
+    return [
+      `The last failure is in the RTL; one rtl task repairs it and is then built and simulated.`,
+      '',
+      `TASK: repair | deps= | kind=rtl | ${repair}`,
+      ...(defines.length ? [`CONFIG_RTL: repair | ${defines.join(' ')}`] : []),
+    ].join('\n');
+  }
   const kind = (k: string) => (mistakes.has('bare_kind') ? k : `kind=${k}`);
   const describe = () => {
     const parts = [draft.defines.size ? `defines ${[...draft.defines].sort().join(' ')}` : 'the default defines'];
@@ -121,6 +131,18 @@ export function planReply(inputs: PlannerInputs, mistakes: ReadonlySet<Mistake>)
     lines.push(`TASK: patch | deps= | ${kind('rtl')} | Shorten the reset sequence in the ${inputs.core} tile RTL`);
   }
   return lines.join('\n');
+}
+
+/** The repair an rtl task should make, when the last diagnosis blames the RTL. */
+function rtlRepairTask(inputs: PlannerInputs): string | undefined {
+  const fixes = [...inputs.feedback.matchAll(/diagnosis=(rtl_suspect|needs_rtl_change), suggested fix=([^\n]*)/g)];
+  const last = fixes.at(-1);
+  if (!last) return undefined;
+  const folder =
+    inputs.core === 'pico' ? 'piton/design/chip/tile/pico/rtl' : `piton/design/chip/tile/${inputs.core}/rtl`;
+  return /piton\/design\//.test(last[2]!)
+    ? last[2]!
+    : `find and fix the fault in ${folder} that breaks the gate workloads (${last[2]})`;
 }
 
 /** Triage's reading of the evidence: a label and a fix in the imperative forms the planner reads. */
