@@ -14,7 +14,7 @@ const PATTERNS: readonly [RegExp, string][] = [
     /\b(api[_-]?key|x-goog-api-key|access[_-]?token|refresh[_-]?token|id[_-]?token|client[_-]?secret|authorization|password|key(?==))(["']?\s*[:=]\s*["']?)[^\s"'&,;}]+/gi,
     `$1$2${MASK}`,
   ],
-  [/\bsk-[A-Za-z0-9_*.-]{6,}/g, MASK], // OpenAI-style keys, also partly masked ones
+  [/\bsk-[A-Za-z0-9_*-]{6,}/g, MASK], // OpenAI-style keys, also partly masked ones
   [/\bAIza[0-9A-Za-z_-]{20,}/g, MASK], // Google API keys
   [/\bya29\.[0-9A-Za-z._-]+/g, MASK], // Google OAuth access tokens
 ];

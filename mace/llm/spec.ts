@@ -26,7 +26,7 @@ export const LlmSpecSchema = strictObject({
   price: PriceSchema.optional().describe('USD per million tokens, for a model missing from the pricing table'),
   pricing: z.string().min(1).optional().describe('Another pricing table (YAML) instead of mace/llm/pricing.yaml'),
   base_url: z
-    .url({ error: 'base_url must be a URL such as http://127.0.0.1:8080/v1' })
+    .url({ protocol: /^https?$/, error: 'base_url must be an http(s) URL such as http://127.0.0.1:8080/v1' })
     .optional()
     .describe('openai: the server root ending in /v1 (else OPENAI_BASE_URL); vertex: another endpoint'),
   retry: RetrySpecSchema.prefault({}),
@@ -35,8 +35,14 @@ export const LlmSpecSchema = strictObject({
     .default(8)
     .describe('Rounds of tool calls before the model must answer in text'),
   replay: strictObject({
-    db: z.string().min(1).describe('The results database holding the recorded run'),
-    run_id: z.string().min(1).describe('The recorded run'),
+    db: z
+      .string({ error: 'replay needs db: the results database holding the recorded run (--replay-db PATH)' })
+      .min(1)
+      .describe('The results database holding the recorded run'),
+    run_id: z
+      .string({ error: 'replay needs run_id: the recorded run (--replay-run ID)' })
+      .min(1)
+      .describe('The recorded run'),
   })
     .optional()
     .describe('replay: where the recorded replies are'),
