@@ -80,13 +80,12 @@ export function openAiBackend(options: OpenAiOptions): LlmBackend {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
 
-  async function post(body: object, signal: AbortSignal | undefined): Promise<ChatCompletion> {
-    const timeout = AbortSignal.timeout(options.timeoutMs);
+  async function post(body: object, signal: AbortSignal): Promise<ChatCompletion> {
     const response = await fetch(url, {
       method: 'POST',
       headers,
       body: JSON.stringify(body),
-      signal: signal ? AbortSignal.any([signal, timeout]) : timeout,
+      signal,
     });
     const text = await response.text();
     if (!response.ok) throw new HttpStatusError(response.status, text || response.statusText);
@@ -129,7 +128,7 @@ export function openAiBackend(options: OpenAiOptions): LlmBackend {
     const { last, usage, toolCalls } = await converse<ChatTurn>({
       tools,
       maxRounds: options.maxToolRounds,
-      send: async (toolsAllowed) => readTurn(await withRetries(() => post(body(toolsAllowed), request.signal), ctx)),
+      send: async (toolsAllowed) => readTurn(await withRetries((signal) => post(body(toolsAllowed), signal), ctx)),
       answer(turn, answered) {
         messages.push(
           turn.message,

@@ -65,7 +65,7 @@ export interface CallContext {
   readonly backend: string;
   readonly phase: LlmPhase;
   readonly policy: RetryPolicy;
-  /** The caller's signal: once it aborts, nothing is retried. */
+  /** The caller's signal: once it aborts, the request stops and nothing is retried. */
   readonly signal?: AbortSignal;
   /** How long one attempt may take, for the message when it runs out. */
   readonly timeoutMs: number;
@@ -80,19 +80,23 @@ export function isRetryableStatus(status: number | undefined): boolean {
 
 /**
  * Run one request, retrying rate limits and server errors, and turn every failure into an
- * LLMCallFailed. A conversation with tool rounds wraps each request on its own, so a retry never
+ * LLMCallFailed. Each attempt gets its own signal, aborted by the caller's signal or by the
+ * attempt's timeout. A conversation with tool rounds wraps each request on its own, so a retry never
  * runs a tool twice.
  */
-export async function withRetries<T>(send: () => Promise<T>, ctx: CallContext): Promise<T> {
+export async function withRetries<T>(send: (signal: AbortSignal) => Promise<T>, ctx: CallContext): Promise<T> {
   for (let retry = 0; ; retry++) {
+    const timeout = AbortSignal.timeout(ctx.timeoutMs);
     try {
-      return await send();
+      return await send(ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout);
     } catch (error) {
       const status = statusOf(error);
       const retryable = isRetryableStatus(status) && !ctx.signal?.aborted;
       if (!retryable || retry >= ctx.policy.retries) {
         const after = retryable ? ` (gave up after ${retry + 1} attempts)` : '';
-        throw failure(ctx, `${reasonOf(error, ctx)}${after}`);
+        // Clients report a timeout as a plain abort, so the attempt's own timer says which it was.
+        const reason = timeout.aborted ? `no reply within ${ctx.timeoutMs / 1000} s` : reasonOf(error, ctx);
+        throw failure(ctx, `${reason}${after}`);
       }
       try {
         await sleep(backoffMs(retry, ctx.policy), undefined, { signal: ctx.signal });
@@ -118,7 +122,6 @@ const MAX_REASON = 400;
 function reasonOf(error: unknown, ctx: CallContext): string {
   if (ctx.signal?.aborted) return 'aborted by the caller';
   if (!(error instanceof Error)) return String(error).slice(0, MAX_REASON);
-  if (error.name === 'TimeoutError') return `no reply within ${ctx.timeoutMs / 1000} s`;
   if (error.name === 'AbortError') return 'aborted';
   const status = statusOf(error);
   const message = errorBodyMessage(error.message).replace(/\s+/g, ' ').trim().slice(0, MAX_REASON);

@@ -56,7 +56,7 @@ export function vertexBackend(options: VertexOptions): LlmBackend {
     ...(options.project ? { project: options.project, location: options.location ?? 'global' } : {}),
     ...(options.project ? {} : { apiKey: options.apiKey }),
     ...(options.authClient ? { googleAuthOptions: { authClient: options.authClient } } : {}),
-    httpOptions: { timeout: options.timeoutMs, ...(options.baseUrl ? { baseUrl: options.baseUrl } : {}) },
+    ...(options.baseUrl ? { httpOptions: { baseUrl: options.baseUrl } } : {}),
   });
 
   async function call(request: LlmRequest): Promise<LlmReply> {
@@ -76,8 +76,8 @@ export function vertexBackend(options: VertexOptions): LlmBackend {
       timeoutMs: options.timeoutMs,
       secrets: [options.apiKey],
     };
-    const config = (toolsAllowed: boolean): GenerateContentConfig => ({
-      ...(request.signal ? { abortSignal: request.signal } : {}),
+    const config = (toolsAllowed: boolean, abortSignal: AbortSignal): GenerateContentConfig => ({
+      abortSignal,
       ...(request.seed !== undefined ? { seed: samplingSeed(request.seed) } : {}),
       // Only when asked: the loop caps planner calls and leaves every other call to the model.
       ...(typeof request.thinkingBudget === 'number'
@@ -98,7 +98,8 @@ export function vertexBackend(options: VertexOptions): LlmBackend {
       send: async (toolsAllowed) =>
         readTurn(
           await withRetries(
-            () => ai.models.generateContent({ model: options.model, contents, config: config(toolsAllowed) }),
+            (signal) =>
+              ai.models.generateContent({ model: options.model, contents, config: config(toolsAllowed, signal) }),
             ctx,
           ),
         ),
