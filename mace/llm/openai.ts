@@ -13,9 +13,9 @@
  */
 import { z } from 'zod';
 import { formatIssues } from '../openpiton/issues.ts';
-import { usdFor } from './pricing.ts';
-import { HttpStatusError, withRetries, type CallContext, type NetworkBackendOptions } from './retry.ts';
-import { converse, type RequestedCall, type Turn } from './tools.ts';
+import { networkCall, type NetworkBackendOptions } from './network.ts';
+import { HttpStatusError } from './retry.ts';
+import type { RequestedCall, Turn } from './tools.ts';
 import { samplingSeed, type LlmBackend, type LlmReply, type LlmRequest } from './types.ts';
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -65,8 +65,6 @@ type Message =
   | { role: 'tool'; tool_call_id: string; content: string };
 
 interface ChatTurn extends Turn {
-  readonly text: string;
-  readonly model: string | undefined;
   readonly message: Message;
 }
 
@@ -103,32 +101,27 @@ export function openAiBackend(options: OpenAiOptions): LlmBackend {
     return parsed.data;
   }
 
-  async function call(request: LlmRequest): Promise<LlmReply> {
-    const started = performance.now();
-    const tools = request.tools ?? [];
-    const toolSpecs = tools.map((t) => ({
+  function call(request: LlmRequest): Promise<LlmReply> {
+    const toolSpecs = (request.tools ?? []).map((t) => ({
       type: 'function',
       function: { name: t.name, description: t.description, parameters: t.parameters },
     }));
     const messages: Message[] = [{ role: 'user', content: request.prompt }];
-    const ctx: CallContext = {
+    return networkCall<ChatTurn>(request, options, {
       backend: 'openai',
-      phase: request.phase,
-      policy: options.retry,
-      signal: request.signal,
-      timeoutMs: options.timeoutMs,
       secrets: [options.apiKey],
-    };
-    const body = (toolsAllowed: boolean) => ({
-      model: options.model,
-      messages,
-      ...(request.seed !== undefined ? { seed: samplingSeed(request.seed) } : {}),
-      ...(toolSpecs.length ? { tools: toolSpecs, tool_choice: toolsAllowed ? 'auto' : 'none' } : {}),
-    });
-    const { last, usage, toolCalls } = await converse<ChatTurn>({
-      tools,
-      maxRounds: options.maxToolRounds,
-      send: async (toolsAllowed) => readTurn(await withRetries((signal) => post(body(toolsAllowed), signal), ctx)),
+      send: async (toolsAllowed, signal) =>
+        readTurn(
+          await post(
+            {
+              model: options.model,
+              messages,
+              ...(request.seed !== undefined ? { seed: samplingSeed(request.seed) } : {}),
+              ...(toolSpecs.length ? { tools: toolSpecs, tool_choice: toolsAllowed ? 'auto' : 'none' } : {}),
+            },
+            signal,
+          ),
+        ),
       answer(turn, answered) {
         messages.push(
           turn.message,
@@ -136,14 +129,6 @@ export function openAiBackend(options: OpenAiOptions): LlmBackend {
         );
       },
     });
-    return {
-      text: last.text,
-      model: last.model ?? options.model,
-      usage,
-      usd: usdFor(options.price, usage),
-      latencyS: (performance.now() - started) / 1000,
-      toolCalls,
-    };
   }
 
   return { name: 'openai', model: options.model, takesTools: true, call };

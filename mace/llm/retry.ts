@@ -8,7 +8,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { nonNegativeInt, positiveNumber, strictObject } from '../spec.ts';
-import type { Price } from './pricing.ts';
 import { redact } from './redact.ts';
 import { LLMCallFailed, type LlmPhase } from './types.ts';
 
@@ -50,31 +49,20 @@ export class HttpStatusError extends Error {
   }
 }
 
-/** What the network backends share: the model, its price, and how patient a call is. */
-export interface NetworkBackendOptions {
-  readonly model: string;
-  readonly price: Price;
-  readonly retry: RetryPolicy;
-  /** How long one HTTP request may take. */
-  readonly timeoutMs: number;
-  /** Rounds of tool calls before the model is asked for text with tools turned off. */
-  readonly maxToolRounds: number;
-}
-
 export interface CallContext {
   readonly backend: string;
   readonly phase: LlmPhase;
   readonly policy: RetryPolicy;
   /** The caller's signal: once it aborts, the request stops and nothing is retried. */
   readonly signal?: AbortSignal;
-  /** How long one attempt may take, for the message when it runs out. */
+  /** How long one HTTP attempt may take before it is given up (not retried). */
   readonly timeoutMs: number;
   /** Values to cut out of any error text (API keys the backend holds). */
   readonly secrets: readonly (string | undefined)[];
 }
 
 /** 429 and 5xx: the server answered but could not serve the call now. */
-export function isRetryableStatus(status: number | undefined): boolean {
+function isRetryableStatus(status: number | undefined): boolean {
   return status !== undefined && (status === 429 || status >= 500);
 }
 

@@ -29,6 +29,9 @@ export interface AnsweredCall extends RequestedCall {
 
 /** One model turn, as a backend reads it from its response. */
 export interface Turn {
+  readonly text: string;
+  /** The model the server says answered, when it says. */
+  readonly model: string | undefined;
   readonly calls: readonly RequestedCall[];
   readonly usage: LlmUsage;
 }

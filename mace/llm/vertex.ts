@@ -13,9 +13,8 @@ import {
   type GoogleGenAIOptions,
 } from '@google/genai';
 import { InputError } from '../errors.ts';
-import { usdFor } from './pricing.ts';
-import { withRetries, type CallContext, type NetworkBackendOptions } from './retry.ts';
-import { converse, type RequestedCall, type Turn } from './tools.ts';
+import { networkCall, type NetworkBackendOptions } from './network.ts';
+import type { RequestedCall, Turn } from './tools.ts';
 import { samplingSeed, type LlmBackend, type LlmReply, type LlmRequest } from './types.ts';
 
 type AuthClient = NonNullable<NonNullable<GoogleGenAIOptions['googleAuthOptions']>['authClient']>;
@@ -34,8 +33,6 @@ export interface VertexOptions extends NetworkBackendOptions {
 }
 
 interface VertexTurn extends Turn {
-  readonly text: string;
-  readonly model: string | undefined;
   readonly content: Content;
 }
 
@@ -59,23 +56,13 @@ export function vertexBackend(options: VertexOptions): LlmBackend {
     ...(options.baseUrl ? { httpOptions: { baseUrl: options.baseUrl } } : {}),
   });
 
-  async function call(request: LlmRequest): Promise<LlmReply> {
-    const started = performance.now();
-    const tools = request.tools ?? [];
-    const declarations = tools.map((t) => ({
+  function call(request: LlmRequest): Promise<LlmReply> {
+    const declarations = (request.tools ?? []).map((t) => ({
       name: t.name,
       description: t.description,
       parametersJsonSchema: t.parameters,
     }));
     const contents: Content[] = [{ role: 'user', parts: [{ text: request.prompt }] }];
-    const ctx: CallContext = {
-      backend: 'vertex',
-      phase: request.phase,
-      policy: options.retry,
-      signal: request.signal,
-      timeoutMs: options.timeoutMs,
-      secrets: [options.apiKey],
-    };
     const config = (toolsAllowed: boolean, abortSignal: AbortSignal): GenerateContentConfig => ({
       abortSignal,
       ...(request.seed !== undefined ? { seed: samplingSeed(request.seed) } : {}),
@@ -92,16 +79,12 @@ export function vertexBackend(options: VertexOptions): LlmBackend {
           }
         : {}),
     });
-    const { last, usage, toolCalls } = await converse<VertexTurn>({
-      tools,
-      maxRounds: options.maxToolRounds,
-      send: async (toolsAllowed) =>
+    return networkCall<VertexTurn>(request, options, {
+      backend: 'vertex',
+      secrets: [options.apiKey],
+      send: async (toolsAllowed, signal) =>
         readTurn(
-          await withRetries(
-            (signal) =>
-              ai.models.generateContent({ model: options.model, contents, config: config(toolsAllowed, signal) }),
-            ctx,
-          ),
+          await ai.models.generateContent({ model: options.model, contents, config: config(toolsAllowed, signal) }),
         ),
       answer(turn, answered) {
         contents.push(turn.content, {
@@ -112,14 +95,6 @@ export function vertexBackend(options: VertexOptions): LlmBackend {
         });
       },
     });
-    return {
-      text: last.text,
-      model: last.model ?? options.model,
-      usage,
-      usd: usdFor(options.price, usage),
-      latencyS: (performance.now() - started) / 1000,
-      toolCalls,
-    };
   }
 
   return { name: 'vertex', model: options.model, takesTools: true, call };

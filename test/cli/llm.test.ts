@@ -18,19 +18,14 @@ process.env.OPENAI_API_KEY = OPENAI_KEY;
 delete process.env.GOOGLE_CLOUD_PROJECT;
 delete process.env.GOOGLE_CLOUD_LOCATION;
 
+/** `mace llm ping` through the openai backend at this server root. */
+const pingOpenAi = (baseUrl: string, ...more: string[]) =>
+  runCli('llm', 'ping', '--llm', 'openai', '--model', 'gpt-4o-mini', '--base-url', baseUrl, ...more);
+
 describe('mace llm ping', () => {
   it('prints the model, tokens, cost and latency of one call to an OpenAI-compatible server', async () => {
     const server = await fakeServer([openai.text('pong', { input: 12, output: 3, thinking: 40 })]);
-    const { code, stdout, stderr } = await runCli(
-      'llm',
-      'ping',
-      '--llm',
-      'openai',
-      '--model',
-      'gpt-4o-mini',
-      '--base-url',
-      `${server.url}/v1`,
-    );
+    const { code, stdout, stderr } = await pingOpenAi(`${server.url}/v1`);
     assert.equal(code, 0, stderr);
     assert.match(stdout, /^backend  openai\nmodel    served-model\n/);
     assert.match(stdout, /tokens   input 12, output 3, thinking 40\n/);
@@ -72,16 +67,7 @@ describe('mace llm ping', () => {
 
   it('exits 1 with the reason when the call fails, and shows no credential', async () => {
     const server = await fakeServer([openai.error(401, `Incorrect API key provided: ${OPENAI_KEY}`)]);
-    const denied = await runCli(
-      'llm',
-      'ping',
-      '--llm',
-      'openai',
-      '--model',
-      'gpt-4o',
-      '--base-url',
-      `${server.url}/v1`,
-    );
+    const denied = await pingOpenAi(`${server.url}/v1`);
     assert.equal(denied.code, 1);
     assert.match(
       denied.stderr,
@@ -89,16 +75,7 @@ describe('mace llm ping', () => {
     );
     assert.ok(!denied.stderr.includes(OPENAI_KEY));
 
-    const refused = await runCli(
-      'llm',
-      'ping',
-      '--llm',
-      'openai',
-      '--model',
-      'gpt-4o',
-      '--base-url',
-      await refusedUrl(),
-    );
+    const refused = await pingOpenAi(await refusedUrl());
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /cannot reach the server: .*ECONNREFUSED/);
   });
@@ -137,7 +114,7 @@ describe('mace llm ping', () => {
     assert.equal(unpriced.code, 2);
     assert.match(unpriced.stderr, /no price for model "my-finetune" in .*pricing\.yaml/);
 
-    const badTag = await runCli('llm', 'ping', '--llm', 'openai', '--model', 'gpt-4o', '--tag', 'iter0/plan');
+    const badTag = await pingOpenAi('http://127.0.0.1:1/v1', '--tag', 'iter0/plan');
     assert.equal(badTag.code, 2);
     assert.match(badTag.stderr, /--tag "iter0\/plan" is not a replay tag/);
 

@@ -29,10 +29,18 @@ export interface FakeServer {
   /** http://127.0.0.1:PORT */
   readonly url: string;
   readonly requests: FakeRequest[];
+  close(): Promise<void>;
 }
 
 /** Start a fake server for this test file; it is closed when the file's tests end. */
 export async function fakeServer(script: Script): Promise<FakeServer> {
+  const server = await startFakeServer(script);
+  after(() => server.close());
+  return server;
+}
+
+/** Start a fake server that the caller closes (benchmarks). */
+export async function startFakeServer(script: Script): Promise<FakeServer> {
   const requests: FakeRequest[] = [];
   const server = createServer((req, res) => {
     let text = '';
@@ -58,8 +66,11 @@ export async function fakeServer(script: Script): Promise<FakeServer> {
     });
   });
   await listen(server);
-  after(() => close(server));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => close(server),
+  };
 }
 
 /** A URL nothing listens on: a server is started, its port noted, and the server closed. */
