@@ -92,13 +92,14 @@ for (const kit of [vertexKit, openaiKit]) {
 
     it('gives up on a request that outlasts its timeout, without retrying it', async () => {
       const server = await fakeServer([{ ...kit.api.text('late', { input: 1, output: 1 }), delayMs: 10_000 }]);
-      const backend = await kit.make(server.url, { timeout_s: 0.05 });
+      const backend = await kit.make(server.url, { timeout_s: 0.3 });
       await assert.rejects(backend.call({ phase: 'plan', prompt: 'x' }), (error: unknown) => {
         assert.ok(error instanceof LLMCallFailed);
-        assert.match(error.message, /no reply within 0\.05 s$/);
+        assert.match(error.message, /no reply within 0\.3 s$/);
         return true;
       });
-      assert.equal(server.requests.length, 1);
+      // Not retried. (On a loaded machine the timer may even fire before the request is sent.)
+      assert.ok(server.requests.length <= 1);
     });
 
     it('runs the tools the model asks for, answers them, and returns the final text', async () => {
