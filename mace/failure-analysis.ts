@@ -12,7 +12,7 @@ import type { LlmTool } from './llm/types.ts';
 import { breakingSet, narrow, type Narrowing } from './narrowing.ts';
 import { configForTask, designKey } from './design.ts';
 import { simsFlags } from './openpiton/config.ts';
-import type { RunLlm } from './run-llm.ts';
+import type { RunLlm } from './llm/recorder.ts';
 import type { LoopOptions, MaceSpec } from './spec.ts';
 import type { Store } from './store/store.ts';
 import { recordFailure, recordProbes, type FailureStage } from './store/writers.ts';

@@ -13,7 +13,7 @@ import { LLMCallFailed, replayTag } from './llm/types.ts';
 import type { BuildArtifact, RunResult } from './openpiton/artifacts.ts';
 import type { PitonConfig } from './openpiton/config.ts';
 import { EditOverlay, editTools, editsDiff, NO_EDITS, type EditSet } from './rtl-edits.ts';
-import type { RunLlm } from './run-llm.ts';
+import type { RunLlm } from './llm/recorder.ts';
 import { RECOMMENDED_RTL_TIMEOUT, type LoopOptions, type MaceSpec, type Task } from './spec.ts';
 
 export interface TaskResult {

@@ -21,7 +21,7 @@ import { postMortem } from './post-mortem.ts';
 import { checkoutProvenance, projectProvenance } from './provenance.ts';
 import { taskRecord } from './records.ts';
 import { NO_EDITS, type EditSet } from './rtl-edits.ts';
-import type { RunLlm } from './run-llm.ts';
+import type { RunLlm } from './llm/recorder.ts';
 import { LoopOptionsSchema, type LoopOptions, type MaceSpec, type RunStatus, type Task } from './spec.ts';
 import { runSummary, type RunSummary } from './store/readers.ts';
 import type { Store } from './store/store.ts';
@@ -81,9 +81,6 @@ export interface LoopInput {
   readonly runId?: string;
   readonly signal?: AbortSignal;
   readonly events?: LoopEvents;
-  /** Backend and model names recorded with the run. */
-  readonly backend?: string;
-  readonly model?: string;
   /** Record each step's result for deterministic replay (default true). */
   readonly recordSteps?: boolean;
 }
@@ -129,8 +126,8 @@ export async function runMaceLoop(input: LoopInput): Promise<LoopOutcome> {
     seed: labels.seed ?? null,
     spec,
     options,
-    backend: input.backend ?? llm.backend,
-    model: input.model ?? llm.model,
+    backend: llm.backend.name,
+    model: llm.backend.model,
     suiteHash: labels.suiteHash ?? null,
     jobKey: labels.jobKey ?? null,
     fault: labels.fault ?? null,
@@ -221,14 +218,14 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
         `the wall-clock budget of ${spec.budget.max_wall_s} s ran out before iteration ${iteration}`,
       );
     }
-    if (llm.totalUsd() >= spec.budget.max_usd) {
+    if (llm.totals().usd >= spec.budget.max_usd) {
       throw new RunEnded(
         'budget_exceeded',
         `the LLM budget of $${spec.budget.max_usd} was spent before iteration ${iteration}`,
       );
     }
 
-    const usdBefore = llm.totalUsd();
+    const usdBefore = llm.totals().usd;
     const iterationStart = new Date();
     const feedback = memory.feedback.join('\n\n');
     const planned = await planIteration({
@@ -299,7 +296,7 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
       iteration,
       tasks: results.map(taskRecord),
       wallS: (finishedAt.getTime() - iterationStart.getTime()) / 1000,
-      usd: llm.totalUsd() - usdBefore,
+      usd: llm.totals().usd - usdBefore,
       startedAt: iterationStart,
       finishedAt,
       plan: tasks,
@@ -323,7 +320,7 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
         memory.failedDesigns.add(designKey(configForTask(spec, result.task)));
       }
     }
-    const usdBeforeAnalysis = llm.totalUsd();
+    const usdBeforeAnalysis = llm.totals().usd;
     const failed = results.find((r) => !r.passed)!;
     const failure = await analyseFailure({
       checkouts,
@@ -345,7 +342,7 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
       memory.feedback.push(
         `The next iteration starts from RTL edits already made to: ${[...baseEdits.keys()].join(', ')}. Change them with an rtl task rather than writing them again.`,
       );
-    await addIterationUsd(store, runId, iteration, llm.totalUsd() - usdBeforeAnalysis);
+    await addIterationUsd(store, runId, iteration, llm.totals().usd - usdBeforeAnalysis);
     state.iterations.push({ iteration, tasks, results, failure });
     state.events?.onIteration?.(state.iterations.at(-1)!);
   }

@@ -6,7 +6,7 @@
 import { DagError, ancestors, topologicalLevels } from './dag.ts';
 import { parseTasks, type ParsedPlan } from './directives.ts';
 import { DEFAULT_CACHES, DEFAULT_CONFIG_RTL, describeCaches } from './openpiton/geometry.ts';
-import type { RunLlm } from './run-llm.ts';
+import type { RunLlm } from './llm/recorder.ts';
 import type { MaceSpec, Task } from './spec.ts';
 
 /** Section headings the prompt uses; the scripted agent finds its inputs by them. */

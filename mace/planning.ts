@@ -12,7 +12,7 @@ import {
   stripUnknownDefines,
   type PlanCheckContext,
 } from './plan-check.ts';
-import type { RunLlm } from './run-llm.ts';
+import type { RunLlm } from './llm/recorder.ts';
 import type { LoopOptions, MaceSpec, Task } from './spec.ts';
 import type { PlanCheckAction, PlanProblemRecord } from './store/writers.ts';
 

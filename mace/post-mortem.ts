@@ -7,7 +7,7 @@ import { parsePostMortem, type PostMortemReply } from './directives.ts';
 import { runVerdict } from './evidence.ts';
 import type { IterationOutcome } from './orchestrator.ts';
 import type { LlmTool } from './llm/types.ts';
-import type { RunLlm } from './run-llm.ts';
+import type { RunLlm } from './llm/recorder.ts';
 import type { MaceSpec } from './spec.ts';
 
 export function buildPostMortemPrompt(spec: MaceSpec, status: string, iterations: readonly IterationOutcome[]): string {

@@ -11,9 +11,28 @@ export const REPLY_PHASES = ['plan', 'triage', 'post_mortem'] as const;
 export type ReplyPhase = (typeof REPLY_PHASES)[number];
 
 export type ReplyInspection =
-  | { readonly phase: 'plan'; readonly ok: boolean; readonly tasks: readonly Task[]; readonly dropped: readonly DroppedLine[]; readonly error?: string }
-  | { readonly phase: 'triage'; readonly ok: boolean; readonly diagnosis?: string; readonly fix?: string; readonly error?: string }
-  | { readonly phase: 'post_mortem'; readonly ok: boolean; readonly assessment?: string; readonly explanation?: string; readonly nextSteps?: string; readonly error?: string };
+  | {
+      readonly phase: 'plan';
+      readonly ok: boolean;
+      readonly tasks: readonly Task[];
+      readonly dropped: readonly DroppedLine[];
+      readonly error?: string;
+    }
+  | {
+      readonly phase: 'triage';
+      readonly ok: boolean;
+      readonly diagnosis?: string;
+      readonly fix?: string;
+      readonly error?: string;
+    }
+  | {
+      readonly phase: 'post_mortem';
+      readonly ok: boolean;
+      readonly assessment?: string;
+      readonly explanation?: string;
+      readonly nextSteps?: string;
+      readonly error?: string;
+    };
 
 export function inspectReply(text: string, phase: ReplyPhase): ReplyInspection {
   switch (phase) {
@@ -29,11 +48,19 @@ export function inspectReply(text: string, phase: ReplyPhase): ReplyInspection {
     }
     case 'triage': {
       const d = parseDiagnosis(text);
-      return d ? { phase, ok: true, ...d } : { phase, ok: false, error: 'no DIAGNOSIS: line; the loop would record diagnosis unknown with the fix "retry with more context"' };
+      return d
+        ? { phase, ok: true, ...d }
+        : {
+            phase,
+            ok: false,
+            error: 'no DIAGNOSIS: line; the loop would record diagnosis unknown with the fix "retry with more context"',
+          };
     }
     case 'post_mortem': {
       const pm = parsePostMortem(text);
-      return pm ? { phase, ok: true, ...pm } : { phase, ok: false, error: 'no ASSESSMENT: line; the loop would drop this post-mortem' };
+      return pm
+        ? { phase, ok: true, ...pm }
+        : { phase, ok: false, error: 'no ASSESSMENT: line; the loop would drop this post-mortem' };
     }
   }
 }

@@ -8,7 +8,7 @@ import { parseDiagnosis, type Diagnosis } from './directives.ts';
 import { failureEvidence, runVerdict } from './evidence.ts';
 import type { TaskResult } from './integrator.ts';
 import type { LlmTool } from './llm/types.ts';
-import type { RunLlm } from './run-llm.ts';
+import type { RunLlm } from './llm/recorder.ts';
 import type { MaceSpec } from './spec.ts';
 
 export const RTL_DIFF_CHARS = 3000;

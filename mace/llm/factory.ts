@@ -6,7 +6,8 @@
 import { InputError, parseOrThrow } from '../errors.ts';
 import { Store } from '../store/store.ts';
 import { openAiBackend, OPENAI_DEFAULT_BASE_URL } from './openai.ts';
-import { loadPricing, priceOf, type Price } from './pricing.ts';
+import { loadPricing, priceOf, usdFor, type Price } from './pricing.ts';
+import { ScriptedBackend, ScriptedSettingsSchema } from './scripted/index.ts';
 import { replayBackend } from './replay.ts';
 import type { NetworkBackendOptions } from './network.ts';
 import { retryPolicy } from './retry.ts';
@@ -51,6 +52,16 @@ export const BACKEND_MAKERS: Partial<Record<BackendName, BackendMaker>> = {
       ...networkOptions(spec, model),
       baseUrl: spec.base_url ?? ctx.env.OPENAI_BASE_URL ?? OPENAI_DEFAULT_BASE_URL,
       apiKey: ctx.env.OPENAI_API_KEY,
+    });
+  },
+  async scripted(spec) {
+    const settings = parseOrThrow(ScriptedSettingsSchema, spec.scripted ?? {}, 'scripted agent settings', 'scripted');
+    const price = specPrice(spec, settings.priced_as);
+    return new ScriptedBackend({
+      seed: settings.seed,
+      mistakes: settings.mistakes,
+      pricedAs: settings.priced_as,
+      costUsd: (usage) => usdFor(price, usage),
     });
   },
   async replay(spec) {

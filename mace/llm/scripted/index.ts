@@ -4,13 +4,40 @@
  * run records it as the backend. Token counts come from the prompt and reply lengths and are priced
  * like a named model, so cost reports and dollar budgets work offline.
  */
+import { z } from 'zod';
+import { nonNegativeInt, strictObject } from '../../spec.ts';
 import type { LlmBackend, LlmReply, LlmRequest, ToolCallRecord } from '../types.ts';
-import { drawMistakes, planReply, postMortemReply, triageReply, type MistakeRates } from './policies.ts';
+import { drawMistakes, MISTAKES, planReply, postMortemReply, triageReply, type MistakeRates } from './policies.ts';
 import { seeded, seedFrom } from './random.ts';
 import { readPlannerPrompt } from './reading.ts';
 import { rtlRepair } from './rtl.ts';
 
 export { MISTAKES, INVENTED_DEFINE, type Mistake, type MistakeRates } from './policies.ts';
+
+const rate = z
+  .number({ error: 'a mistake rate is a number from 0 to 1' })
+  .min(0, { error: 'a mistake rate is at least 0' })
+  .max(1, { error: 'a mistake rate is at most 1' });
+
+/** The scripted agent's settings in a suite's llm.scripted section (or --scripted-* flags). */
+export const ScriptedSettingsSchema = strictObject({
+  seed: nonNegativeInt('seed').default(0).describe('Mixed with each run seed; the same seeds give the same replies'),
+  priced_as: z
+    .string()
+    .min(1)
+    .default('gemini-2.5-flash')
+    .describe('The model whose prices its token counts are billed at'),
+  mistakes: z
+    .partialRecord(
+      z.enum(MISTAKES, {
+        error: (iss) => `unknown mistake ${JSON.stringify(iss.input)}; known: ${MISTAKES.join(', ')}`,
+      }),
+      rate,
+    )
+    .default({})
+    .describe('Mistake rates per planner call, 0..1 each; all zero by default'),
+});
+export type ScriptedSettings = z.output<typeof ScriptedSettingsSchema>;
 
 export interface ScriptedOptions {
   /** The run's seed: the same seed gives the same replies. */
