@@ -25,8 +25,12 @@ function add(hash: Hash, label: string, data: Buffer | string): void {
   hash.update(bytes);
 }
 
-/** A git query's stdout, trimmed of surrounding whitespace; empty when git fails. */
-async function git(cwd: string, args: readonly string[]): Promise<Buffer> {
+/**
+ * A git query's stdout; empty when git fails (as the original adapter did, so a checkout that is not a
+ * git repository still gets a stable fingerprint). A failure inside a git checkout is reported, since
+ * the fingerprint then cannot see edits there.
+ */
+async function git(cwd: string, args: readonly string[], onProblem?: (message: string) => void): Promise<Buffer> {
   try {
     const result = await execa('git', [...args], {
       cwd,
@@ -35,11 +39,17 @@ async function git(cwd: string, args: readonly string[]): Promise<Buffer> {
       reject: false,
       stdin: 'ignore',
     });
-    if (result.exitCode !== 0) return Buffer.alloc(0);
-    return Buffer.from(result.stdout as Uint8Array);
-  } catch {
-    return Buffer.alloc(0);
+    if (result.exitCode === 0) return Buffer.from(result.stdout as Uint8Array);
+    if (existsSync(join(cwd, '.git')))
+      onProblem?.(
+        `git ${args.join(' ')} failed in ${cwd}: ${Buffer.from(result.stderr as Uint8Array)
+          .toString('utf8')
+          .trim()}`,
+      );
+  } catch (error) {
+    onProblem?.(`git ${args.join(' ')} could not run in ${cwd}: ${(error as Error).message}`);
   }
+  return Buffer.alloc(0);
 }
 
 const isSpace = (byte: number) => byte === 0x20 || (byte >= 0x09 && byte <= 0x0d);
@@ -72,7 +82,11 @@ async function fileDigest(path: string): Promise<Buffer> {
  * diff against HEAD (submodules as short commit lines), and each untracked, not-ignored file by
  * content. Takes about 0.1 s on an OpenPiton checkout.
  */
-export async function sourceFingerprint(root: string, verilatorVersionText: string): Promise<string> {
+export async function sourceFingerprint(
+  root: string,
+  verilatorVersionText: string,
+  onProblem?: (message: string) => void,
+): Promise<string> {
   const hash = createHash('sha256');
   add(hash, 'verilator', verilatorVersionText.trim());
   const repos = BUILD_REPOSITORIES.filter((rel) => rel === '.' || existsSync(join(root, rel, '.git')));
@@ -80,9 +94,9 @@ export async function sourceFingerprint(root: string, verilatorVersionText: stri
     repos.map(async (rel) => {
       const cwd = join(root, rel);
       const [rev, diff, untracked] = await Promise.all([
-        git(cwd, ['rev-parse', 'HEAD']),
-        git(cwd, ['diff', 'HEAD', '--submodule=short']),
-        git(cwd, ['ls-files', '--others', '--exclude-standard', '-z']),
+        git(cwd, ['rev-parse', 'HEAD'], onProblem),
+        git(cwd, ['diff', 'HEAD', '--submodule=short'], onProblem),
+        git(cwd, ['ls-files', '--others', '--exclude-standard', '-z'], onProblem),
       ]);
       const names = untracked.toString('utf8').split('\0').filter(Boolean).sort();
       const digests = await Promise.all(names.map((name) => fileDigest(join(cwd, name))));

@@ -116,7 +116,7 @@ export class Workspace {
 
   /** See fingerprint.ts. */
   sourceFingerprint(verilatorVersionText: string): Promise<string> {
-    return sourceFingerprint(this.root, verilatorVersionText);
+    return sourceFingerprint(this.root, verilatorVersionText, this.options.log);
   }
 
   /**
