@@ -211,7 +211,7 @@ export async function runShell(spec: ShellCommand): Promise<ShellResult> {
   spec.signal?.removeEventListener('abort', onAbort);
   liveGroups.delete(pgid);
 
-  if (killed === 'timeout') return finish(-1, `\n${TIMEOUT_MARKER} ${spec.timeoutS}s`);
+  if (killed === 'timeout') return finish(-1, `\n${TIMEOUT_MARKER} ${Number(spec.timeoutS.toFixed(1))}s`);
   if (killed === 'cancelled') return finish(-1, `\n${CANCEL_MARKER} ${elapsed().toFixed(1)}s`);
   return finish(typeof result.exitCode === 'number' ? result.exitCode : signalReturncode(result.signal));
 }

@@ -7,12 +7,27 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Workspace } from '../../mace/openpiton/workspace.ts';
 import { ROOT, tempDir } from '../helpers.ts';
 
 export const FAKE_CHECKOUT = join(ROOT, 'test/fixtures/openpiton/fake-checkout');
 
 const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd, stdio: 'pipe' });
+
+/**
+ * An empty HOME for the login shell: `bash -l` otherwise reads ~/.profile, which on this machine runs
+ * `pyenv init` and its rehash lock, taking seconds whenever other shells start at the same time.
+ */
+let quietHome: string | undefined;
+export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
+  quietHome ??= tempDir('mace-home-');
+  return { HOME: quietHome, ...extra };
+}
+
+/** A Workspace on a fake checkout, with the test environment plus `env`. */
+export const fakeWorkspace = (root: string, env: Record<string, string> = {}): Workspace =>
+  new Workspace(root, { env: testEnv(env) });
 
 /** A fresh copy of the fake checkout, committed, so its source fingerprint is stable. */
 export function fakeCheckout(): string {

@@ -15,7 +15,7 @@ import { budgetExhaustedBuild, budgetExhaustedRun, notStartedRun } from '../../m
 import { BUILD_MARKER, CheckoutPathError, Workspace, runArguments } from '../../mace/openpiton/workspace.ts';
 import { failureEvidence } from '../../mace/openpiton/evidence.ts';
 import { tempDir } from '../helpers.ts';
-import { commitAll, fakeCheckout, simsCalls, simsEnv } from './fake-checkout.ts';
+import { commitAll, fakeCheckout, fakeWorkspace, simsCalls, simsEnv } from './fake-checkout.ts';
 
 const pico22 = makeConfig({
   core: 'pico',
@@ -81,7 +81,7 @@ describe('the environment prologue', () => {
 describe('Workspace.build', () => {
   it('runs sims with the original command line and environment, then reuses the model', async () => {
     const root = fakeCheckout();
-    const workspace = new Workspace(root, { env: { MAKEFLAGS: '-j1' } });
+    const workspace = fakeWorkspace(root, { MAKEFLAGS: '-j1' });
     const first = await workspace.build(pico22);
     assert.equal(first.success, true, first.stderr);
     assert.equal(first.reused, false);
@@ -116,7 +116,7 @@ describe('Workspace.build', () => {
 
   it('clears and rebuilds a stale model, never serving it', async () => {
     const root = fakeCheckout();
-    const workspace = new Workspace(root);
+    const workspace = fakeWorkspace(root);
     const first = await workspace.build(pico22);
     const builtAt = readFileSync(join(first.modelDir, 'obj_dir/built_at'), 'utf8');
     writeFileSync(join(first.modelDir, 'obj_dir/leftover'), 'from the old model');
@@ -135,9 +135,9 @@ describe('Workspace.build', () => {
 
   it('rebuilds when Verilator changes', async () => {
     const root = fakeCheckout();
-    const built = await new Workspace(root).build(pico22);
+    const built = await fakeWorkspace(root).build(pico22);
     assert.equal(built.success, true);
-    const newer = new Workspace(root, { env: { FAKE_VERILATOR_VERSION: 'Verilator 5.020 2024-01-01' } });
+    const newer = fakeWorkspace(root, { FAKE_VERILATOR_VERSION: 'Verilator 5.020 2024-01-01' });
     const rebuilt = await newer.build(pico22);
     assert.equal(rebuilt.reused, false);
     assert.equal(rebuilt.stale, true);
@@ -146,8 +146,8 @@ describe('Workspace.build', () => {
 
   it('adds no --no-timing for Verilator 4 or when a timing argument is given', async () => {
     const root = fakeCheckout();
-    await new Workspace(root, { env: { FAKE_VERILATOR_VERSION: 'Verilator 4.038 2020-07-11' } }).build(pico22);
-    await new Workspace(root).build(pico22, { clean: true, extraBuildArgs: ['--timing'] });
+    await fakeWorkspace(root, { FAKE_VERILATOR_VERSION: 'Verilator 4.038 2020-07-11' }).build(pico22);
+    await fakeWorkspace(root).build(pico22, { clean: true, extraBuildArgs: ['--timing'] });
     const calls = simsCalls(root);
     assert.ok(calls[0]!.endsWith('-vlt_build'), calls[0]);
     assert.ok(calls[1]!.endsWith('-vlt_build -vlt_build_args=--timing'), calls[1]);
@@ -156,7 +156,7 @@ describe('Workspace.build', () => {
   it('refuses Ariane way-rule violations before any sims call', async () => {
     const root = fakeCheckout();
     const config = makeConfig({ core: 'ariane', caches: { l1d: [16384, 8] } });
-    const result = await new Workspace(root).build(config);
+    const result = await fakeWorkspace(root).build(config);
     assert.equal(result.success, false);
     assert.equal(result.failureReason, 'way_rule');
     assert.equal(result.returncode, -1);
@@ -167,7 +167,7 @@ describe('Workspace.build', () => {
 
   it('reads the failure reason and errors from the full output, not the tail', async () => {
     const root = fakeCheckout();
-    const result = await new Workspace(root, { env: { FAKE_SIMS_FAIL_BUILD: '1' } }).build(pico22);
+    const result = await fakeWorkspace(root, { FAKE_SIMS_FAIL_BUILD: '1' }).build(pico22);
     assert.equal(result.success, false);
     assert.equal(result.returncode, 1);
     assert.equal(result.failureReason, 'verilog_error');
@@ -185,7 +185,7 @@ describe('Workspace.build', () => {
     const root = fakeCheckout();
     const unit = makeConfig({ sys: 'nothing_ut' });
     writeFileSync(join(root, 'piton/tools/bin/sims'), '#!/bin/sh\necho "sims: built nothing"\n');
-    const result = await new Workspace(root).build(unit);
+    const result = await fakeWorkspace(root).build(unit);
     assert.equal(result.success, false);
     assert.equal(result.failureReason, 'no_model_binary');
   });
@@ -193,7 +193,7 @@ describe('Workspace.build', () => {
   it('finds a unit-test model by its one obj_dir/V* executable', async () => {
     const root = fakeCheckout();
     const unit = makeConfig({ sys: 'pico_reset_ut' });
-    const result = await new Workspace(root).build(unit);
+    const result = await fakeWorkspace(root).build(unit);
     assert.equal(result.success, true);
     assert.equal(basename(result.binaryPath), 'Vpico_reset_ut_top');
     assert.deepEqual(simsCalls(root), [
@@ -203,7 +203,7 @@ describe('Workspace.build', () => {
 
   it('rejects an unknown simulator type', async () => {
     await assert.rejects(
-      new Workspace(fakeCheckout()).build(pico22, { simType: 'iverilog' as 'vlt' }),
+      fakeWorkspace(fakeCheckout()).build(pico22, { simType: 'iverilog' as 'vlt' }),
       /simType must be one of vlt, vcs/,
     );
   });
@@ -211,7 +211,7 @@ describe('Workspace.build', () => {
 
 describe('Workspace.run', () => {
   const root = fakeCheckout();
-  const workspace = new Workspace(root);
+  const workspace = fakeWorkspace(root);
 
   it('simulates in a fresh run directory and reads the verdict fail-closed', async () => {
     await workspace.build(pico22);
@@ -230,7 +230,7 @@ describe('Workspace.run', () => {
 
   for (const verdict of ['fail', 'timeout', 'maxcycles'] as const)
     it(`fails a ${verdict} verdict`, async () => {
-      const w = new Workspace(root, { env: { FAKE_SIMS_VERDICT: verdict } });
+      const w = fakeWorkspace(root, { FAKE_SIMS_VERDICT: verdict });
       const run = await w.run(pico22, 'addi.S');
       assert.equal(run.verdict, verdict);
       assert.equal(run.success, false);
@@ -239,7 +239,7 @@ describe('Workspace.run', () => {
 
   it('reads the verdict from stdout when there is no sim.log, and keeps the full log out of memory', async () => {
     const build = await workspace.build(pico22);
-    const run = await new Workspace(root, { env: { FAKE_SIMS_NO_SIM_LOG: '1', FAKE_SIMS_BIG_SIM_LOG: '1' } }).run(
+    const run = await fakeWorkspace(root, { FAKE_SIMS_NO_SIM_LOG: '1', FAKE_SIMS_BIG_SIM_LOG: '1' }).run(
       pico22,
       'addi.S',
     );
@@ -265,9 +265,9 @@ describe('Workspace.run', () => {
 describe('the build lock', () => {
   it('builds one configuration at a time per checkout in this process', async () => {
     const root = fakeCheckout();
-    const workspace = new Workspace(root, { env: { FAKE_SIMS_SLEEP: '0.3' } });
+    const workspace = fakeWorkspace(root, { FAKE_SIMS_SLEEP: '0.3' });
     const other = makeConfig({ core: 'pico' });
-    await Promise.all([workspace.build(pico22), new Workspace(root, { env: { FAKE_SIMS_SLEEP: '0.3' } }).build(other)]);
+    await Promise.all([workspace.build(pico22), fakeWorkspace(root, { FAKE_SIMS_SLEEP: '0.3' }).build(other)]);
     const times = readFileSync(join(root, 'sims_times.log'), 'utf8').trim().split('\n');
     assert.deepEqual(
       times.map((t) => t.split(' ')[0]),
@@ -282,7 +282,7 @@ describe('the build lock', () => {
     try {
       mkdirSync(join(root, 'build'));
       writeFileSync(join(root, 'build', LOCK_FILE), `${holder.pid} ${(await import('node:os')).hostname()} now\n`);
-      const result = await new Workspace(root).build(pico22, { timeoutS: 1 });
+      const result = await fakeWorkspace(root).build(pico22, { timeoutS: 1 });
       assert.equal(result.success, false);
       assert.equal(result.failureReason, 'checkout_busy');
       assert.match(result.stderr, new RegExp(`held by pid ${holder.pid}`));
@@ -299,7 +299,7 @@ describe('the build lock', () => {
     const lock = join(root, 'build', LOCK_FILE);
     mkdirSync(join(root, 'build'));
     writeFileSync(lock, `${dead.pid} ${(await import('node:os')).hostname()} then\n`);
-    const result = await new Workspace(root).build(pico22);
+    const result = await fakeWorkspace(root).build(pico22);
     assert.equal(result.success, true);
     assert.equal(existsSync(lock), false);
   });
@@ -308,7 +308,7 @@ describe('the build lock', () => {
 describe('checkout files', () => {
   it('reads and writes inside the checkout only', async () => {
     const root = fakeCheckout();
-    const workspace = new Workspace(root);
+    const workspace = fakeWorkspace(root);
     await workspace.writeFile('piton/design/new/edit.v', 'module edit; endmodule\n');
     assert.equal(await workspace.readFile('piton/design/new/edit.v'), 'module edit; endmodule\n');
     await assert.rejects(workspace.readFile('/etc/passwd'), CheckoutPathError);
