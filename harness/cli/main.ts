@@ -9,6 +9,7 @@ import { Command, CommanderError } from 'commander';
 import { InputError } from '../../mace/errors.ts';
 import { CommandFailed, processIo, type Io } from './io.ts';
 import { registerDoctor } from './commands/doctor.ts';
+import { registerInspect } from './commands/inspect.ts';
 import { registerResults } from './commands/results.ts';
 
 export interface CommandContext {
@@ -20,7 +21,7 @@ export interface CommandContext {
 export type Registrar = (program: Command, ctx: CommandContext) => void;
 
 /** Every subcommand, in the order `mace --help` lists them. */
-const REGISTRARS: readonly Registrar[] = [registerResults, registerDoctor];
+const REGISTRARS: readonly Registrar[] = [registerResults, registerInspect, registerDoctor];
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
