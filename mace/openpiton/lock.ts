@@ -20,6 +20,8 @@ export interface LockOptions {
   /** Give up waiting at this time (ms since the epoch). */
   readonly deadline?: number;
   readonly pollMs?: number;
+  /** Told once when the build has to wait for another holder. */
+  readonly onWait?: (message: string) => void;
 }
 
 /** The tail of each checkout's in-process queue. */
@@ -108,6 +110,7 @@ function isAlive(holder: Holder): boolean {
 
 async function acquireFile(path: string, options: LockOptions): Promise<void> {
   await mkdir(join(path, '..'), { recursive: true });
+  let told = false;
   for (;;) {
     try {
       const handle = await open(path, 'wx');
@@ -124,10 +127,10 @@ async function acquireFile(path: string, options: LockOptions): Promise<void> {
       if (again?.text === holder.text) await unlink(path).catch(() => undefined);
       continue;
     }
-    checkStillWaiting(
-      options,
-      `${path} is held by ${holder ? `pid ${holder.pid} on ${holder.host}` : 'another build'}`,
-    );
+    const why = `${path} is held by ${holder ? `pid ${holder.pid} on ${holder.host}` : 'another build'}`;
+    checkStillWaiting(options, why);
+    if (!told) options.onWait?.(`waiting: ${why}`);
+    told = true;
     await sleep(options.pollMs ?? 500);
   }
 }

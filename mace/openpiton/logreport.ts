@@ -134,7 +134,9 @@ export function describeLog(text: string): LogReport {
   return { summary: summarize(report), ...report };
 }
 
-const tiles = (list: readonly number[]) => (list.length === 1 ? `tile ${list[0]}` : `tiles ${list.join(', ')}`);
+/** `tile 2` or `tiles 0, 1, 3`. */
+export const tileList = (list: readonly number[]): string =>
+  `${list.length === 1 ? 'tile' : 'tiles'} ${list.join(', ')}`;
 
 function summarize(r: Omit<LogReport, 'summary'>): string {
   if (r.regression) {
@@ -154,7 +156,7 @@ function summarize(r: Omit<LogReport, 'summary'>): string {
       r.verdict === 'pass'
         ? `simulation passed${at}`
         : r.verdict === 'fail'
-          ? `simulation failed${at}: ${r.failReason || 'FAIL'}${r.badTrapTiles.length ? ` on ${tiles(r.badTrapTiles)}` : ''}`
+          ? `simulation failed${at}: ${r.failReason || 'FAIL'}${r.badTrapTiles.length ? ` on ${tileList(r.badTrapTiles)}` : ''}`
           : r.verdict === 'timeout'
             ? `simulation timed out${at}${r.failReason ? ` (${r.failReason})` : ' (monitor timeout, no verdict line)'}`
             : `simulation stopped at max cycles = ${r.maxCycles}${at}`;

@@ -142,10 +142,7 @@ export class Workspace {
       return await withCheckoutLock(
         this.root,
         () => this.buildLocked(config, simType, options, startedAt, deadline, signal),
-        {
-          signal,
-          deadline,
-        },
+        { signal, deadline, ...(this.options.log ? { onWait: this.options.log } : {}) },
       );
     } catch (error) {
       if (!(error instanceof CheckoutBusyError)) throw error;

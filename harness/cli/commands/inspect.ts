@@ -19,7 +19,7 @@ import {
   type CacheGeometry,
   type CacheName,
 } from '../../../mace/openpiton/geometry.ts';
-import { describeLog, type LogReport } from '../../../mace/openpiton/logreport.ts';
+import { describeLog, tileList, type LogReport } from '../../../mace/openpiton/logreport.ts';
 import { printJson } from '../io.ts';
 import type { CommandContext } from '../main.ts';
 
@@ -74,17 +74,15 @@ function inspectLogs(files: readonly string[], options: { json?: boolean }, ctx:
   else ctx.io.out(reports.map((r) => renderLog(r.file, r)).join('\n\n'));
 }
 
-const tiles = (list: readonly number[]) => `${list.length === 1 ? 'tile' : 'tiles'} ${list.join(', ')}`;
-
 function renderLog(file: string, r: LogReport): string {
   const rows: [string, string][] = [['says', r.summary]];
   if (r.verdict) rows.push(['verdict', `${r.verdict}${r.failReason ? ` (${r.failReason})` : ''}`]);
   if (r.finishTime !== null) rows.push(['finish time', String(r.finishTime)]);
   if (r.maxCycles !== null) rows.push(['max cycles', String(r.maxCycles)]);
   if (r.status) rows.push(['status', `${r.status.status} (diag ${r.status.name})`]);
-  if (r.goodTrapTiles.length) rows.push(['good trap', tiles(r.goodTrapTiles)]);
-  if (r.badTrapTiles.length) rows.push(['bad trap', tiles(r.badTrapTiles)]);
-  if (r.timeoutTiles.length) rows.push(['timeout on', tiles(r.timeoutTiles)]);
+  if (r.goodTrapTiles.length) rows.push(['good trap', tileList(r.goodTrapTiles)]);
+  if (r.badTrapTiles.length) rows.push(['bad trap', tileList(r.badTrapTiles)]);
+  if (r.timeoutTiles.length) rows.push(['timeout on', tileList(r.timeoutTiles)]);
   if (r.build) {
     const outcome = r.build.failureReason
       ? `failed: ${r.build.failureReason}`
