@@ -52,7 +52,10 @@ export interface BuildArtifact {
   readonly verilatorVersion: string;
   /** configKey(config). */
   readonly cacheKey: string;
-  /** Empty on success; a tag such as `verilog_error`, `way_rule`, `budget_exhausted`, `no_model_binary`. */
+  /**
+   * Empty on success; a tag such as `verilog_error`, `way_rule`, `budget_exhausted`, `no_model_binary`,
+   * or `checkout_busy` (another build held the checkout until the timeout).
+   */
   readonly failureReason: string;
   readonly reused: boolean;
   /** The flags sims was given (or would have been). */

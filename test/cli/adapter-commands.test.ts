@@ -1,6 +1,6 @@
 /** `mace inspect log`, `mace inspect config` and `mace doctor`. */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { picoMonitorFix, picoResetFix } from '../../mace/openpiton/doctor.ts';
@@ -77,6 +77,7 @@ describe('mace inspect log', () => {
     { skip: existsSync(REAL_LOGS) ? false : `no real OpenPiton logs at ${REAL_LOGS} (set OPENPITON_LOGS)` },
     async () => {
       const names = Object.keys(expected);
+      assert.deepEqual(readdirSync(REAL_LOGS).sort(), [...names].sort(), 'every real log has an expected reading');
       const { code, stdout } = await runCli('inspect', 'log', '--json', ...names.map((n) => join(REAL_LOGS, n)));
       assert.equal(code, 0);
       const reports = JSON.parse(stdout) as { file: string; summary: string }[];
