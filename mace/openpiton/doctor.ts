@@ -203,6 +203,7 @@ export async function checkCheckout(rootArg: string, options: DoctorOptions = {}
     root,
     'ariane',
     `${lookups(['riscv64-unknown-elf-gcc', 'dtc'])}; printf 'RISCV=%s\\n' "$RISCV"; ` +
+      `printf 'gawk=%s\\n' "$(echo yes | awk -e '{print $1}' 2>/dev/null)"; ` +
       `printf 'newlib=%s\\n' "$(printf '#include <string.h>\\n' | riscv64-unknown-elf-gcc -E -x c - >/dev/null 2>&1 && echo yes)"`,
     options.env,
   );
@@ -264,6 +265,16 @@ export async function checkCheckout(rootArg: string, options: DoctorOptions = {}
     ok: arianePresent,
     detail: arianePresent ? submodule : `${ARIANE} is empty: Ariane builds need its sources`,
     ...(arianePresent ? {} : { fix: `git submodule update --init --recursive ${ARIANE}` }),
+  });
+  const gawk = ariane.values.get('gawk') === 'yes';
+  add({
+    scope: 'ariane',
+    name: 'GNU awk',
+    ok: gawk,
+    detail: gawk
+      ? 'awk accepts -e'
+      : "awk does not accept -e (Debian's default is mawk): the Ariane build makes its device tree with riscvlib.py, which runs `awk -e`, and sims dies with 'Error compiling rv64 DTS'",
+    ...(gawk ? {} : { fix: 'apt-get install gawk' }),
   });
   const newlib = ariane.values.get('newlib') === 'yes';
   add({
