@@ -5,6 +5,9 @@
  */
 import type { BuildArtifact, BuildOptions, RunOptions, RunResult } from './openpiton/artifacts.ts';
 import { makeConfig, type PitonConfig } from './openpiton/config.ts';
+import { applyFiles, restorePending } from './openpiton/edits.ts';
+import type { Core } from './openpiton/geometry.ts';
+import { Workspace, type WorkspaceOptions } from './openpiton/workspace.ts';
 import type { Store } from './store/store.ts';
 
 export interface StepTag {
@@ -25,9 +28,25 @@ export interface Checkout {
   close?(): void | Promise<void>;
 }
 
-/** Where a step's result is kept for replay: one row per tag. */
-export interface StepRecorder {
-  record(runId: string, tag: string, kind: 'build' | 'run', result: BuildArtifact | RunResult): Promise<void>;
+/** A checkout on disk, through the adapter: the loop's view of a Workspace for one core. */
+export function workspaceCheckout(workspace: Workspace, core: Core): Checkout {
+  return {
+    root: workspace.root,
+    build: (config, options) => workspace.build(config, options),
+    run: (config, test, options) => workspace.run(config, test, options),
+    verilatorVersion: () => workspace.verilatorVersion(core),
+    sourceFingerprint: async () => workspace.sourceFingerprint(await workspace.verilatorVersion(core)),
+    applyEdits: (files) => applyFiles(workspace.root, files),
+    close: () => workspace.close(),
+  };
+}
+
+/** Open each root as a checkout, undoing any RTL edit a crash left applied. */
+export function openCheckouts(roots: readonly string[], core: Core, options: WorkspaceOptions = {}): Checkout[] {
+  return roots.map((root) => {
+    restorePending(root);
+    return workspaceCheckout(new Workspace(root, options), core);
+  });
 }
 
 /** Records every tagged step of a checkout into the store's step_results table. */

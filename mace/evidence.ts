@@ -3,12 +3,9 @@
  * (and the raw-evidence modes hand to the re-plan), and an ~800-character digest for the feedback
  * history that keeps the line naming the cause visible even when a diagnosis is wrong.
  */
-import { simsFlags } from './openpiton/config.ts';
+import { failureEvidence as buildEvidence } from './openpiton/evidence.ts';
 import type { TaskResult } from './integrator.ts';
 
-const ERRORS_CHARS = 1500;
-const TAIL_CHARS = 1500;
-const STATUS_CHARS = 8000;
 export const DIGEST_CHARS = 800;
 
 /** The run that decided the task: the last one (runs stop at the first failure). */
@@ -25,22 +22,7 @@ export function runVerdict(result: TaskResult): string {
 
 /** The full evidence of a failure (build flags, then the build's or the failing run's report). */
 export function failureEvidence(result: TaskResult): string {
-  const parts = [`Build flags: ${simsFlags(result.build.config).join(' ')}`];
-  const { build } = result;
-  if (!build.success) {
-    parts.push(`Build failure reason: ${build.failureReason || 'unknown'}`);
-    if (build.errors.length) parts.push(`Build errors:\n${build.errors.join('\n').slice(0, ERRORS_CHARS)}`);
-    parts.push(`Build output (tail):\n${(build.stderr.trim() ? build.stderr : build.stdout).slice(-TAIL_CHARS)}`);
-    return parts.join('\n\n');
-  }
-  const run = decidingRun(result);
-  if (run) {
-    parts.push(`Program: ${run.test}`);
-    parts.push(`Sim log (tail):\n${(run.simLogTail || run.stdout).slice(-TAIL_CHARS)}`);
-    parts.push(`Status log:\n${run.statusLog.slice(0, STATUS_CHARS)}`);
-    if (run.stderr.trim()) parts.push(`sims stderr (tail):\n${run.stderr.slice(-TAIL_CHARS)}`);
-  }
-  return parts.join('\n\n');
+  return buildEvidence(result.build, result.build.success ? (decidingRun(result) ?? null) : null);
 }
 
 /**

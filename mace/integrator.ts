@@ -5,7 +5,8 @@
  * runs every gate workload in order and passes when all of them pass (or on its build alone under
  * check=build).
  */
-import { BUDGET_EXHAUSTED, budgetExhaustedBuild, budgetExhaustedRun, type Deadline } from './budget.ts';
+import type { Deadline } from './budget.ts';
+import { BUDGET_EXHAUSTED, budgetExhaustedBuild, budgetExhaustedRun } from './openpiton/unstarted.ts';
 import type { Checkout } from './checkouts.ts';
 import { topologicalLevels } from './dag.ts';
 import { configForTask } from './design.ts';
@@ -148,7 +149,7 @@ async function buildAndRun(
   if (build.success && ctx.options.check === 'sim') {
     for (const [i, workload] of ctx.spec.workloads.entries()) {
       const run = ctx.deadline.passed()
-        ? budgetExhaustedRun(workload)
+        ? budgetExhaustedRun(config, workload)
         : await checkout.run(config, workload, {
             asmDiagRoot: ctx.workloadsDir,
             finishMask: ctx.spec.workload_args[workload]?.finish_mask || undefined,

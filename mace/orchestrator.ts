@@ -191,7 +191,7 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
   const startedAt = Date.now();
   const deadline = Deadline.after(spec.budget.max_wall_s);
 
-  const problems = verifyChecksums(state.workloadsDir);
+  const problems = await verifyChecksums(state.workloadsDir);
   if (problems.length)
     throw new RunEnded('checksum_mismatch', `gate workloads do not match CHECKSUMS: ${problems.join('; ')}`);
 

@@ -1,38 +1,63 @@
 /**
- * The gate programs' checksums: a run refuses to start when a program changed, is missing from
- * CHECKSUMS, or is listed but gone, so every result is tied to known workloads.
+ * The gate programs' integrity check. A folder of workloads carries a CHECKSUMS file in sha256sum
+ * format (`<sha256>  <name>`, or `<sha256> *<name>`); a loop refuses to run when a program changed,
+ * is missing from the list, or is listed but gone, so a result always names the programs it ran.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 
-const PROGRAM = /\.(?:S|s|c)$/;
+export const CHECKSUMS_FILE = 'CHECKSUMS';
 
-/** Problems with `dir`'s CHECKSUMS (sha256sum format, text or binary mode, # comments); empty when all is well. */
-export function verifyChecksums(dir: string): string[] {
-  const file = join(dir, 'CHECKSUMS');
-  if (!existsSync(file)) return [`${file} is missing`];
-  const listed = new Map<string, string>();
+/** Gate programs: assembly, C and the headers C versions may include. */
+export const isProgram = (name: string): boolean => /\.(S|s|c|h)$/.test(name);
+
+export interface ChecksumEntry {
+  readonly sha256: string;
+  readonly name: string;
+}
+
+/** Parse sha256sum's format; `#` lines and blank lines are skipped, anything else malformed is named. */
+export function parseChecksums(text: string): { entries: ChecksumEntry[]; problems: string[] } {
+  const entries: ChecksumEntry[] = [];
   const problems: string[] = [];
-  readFileSync(file, 'utf8')
-    .split('\n')
-    .forEach((line, i) => {
-      if (!line.trim() || line.trimStart().startsWith('#')) return;
-      const m = /^([0-9a-f]{64}) [ *](.+)$/.exec(line.trim());
-      if (!m) problems.push(`${file}:${i + 1}: not a sha256sum line`);
-      else listed.set(m[2]!, m[1]!);
-    });
-  for (const name of readdirSync(dir)
-    .filter((n) => PROGRAM.test(n))
-    .sort()) {
-    const digest = createHash('sha256')
-      .update(readFileSync(join(dir, name)))
-      .digest('hex');
-    const expected = listed.get(name);
-    if (expected === undefined) problems.push(`${name} is not listed in CHECKSUMS`);
-    else if (expected !== digest) problems.push(`${name} changed: sha256 ${digest}, CHECKSUMS says ${expected}`);
-    listed.delete(name);
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (!line.trim() || line.startsWith('#')) return;
+    const match = /^([0-9a-fA-F]{64}) [ *](.+)$/.exec(line);
+    if (match) entries.push({ sha256: match[1]!.toLowerCase(), name: match[2]! });
+    else problems.push(`${CHECKSUMS_FILE} line ${i + 1} is not '<sha256>  <file>': ${JSON.stringify(line)}`);
+  });
+  return { entries, problems };
+}
+
+export const sha256Hex = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
+
+/**
+ * Every problem with a workloads folder against its CHECKSUMS: a program whose content changed, a
+ * program not listed, a listed file that is gone, a malformed line. Empty when all is well.
+ */
+export async function verifyChecksums(dir: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, CHECKSUMS_FILE), 'utf8');
+  } catch {
+    return [`no ${CHECKSUMS_FILE} file in ${dir}`];
   }
-  for (const name of listed.keys()) problems.push(`${name} is listed in CHECKSUMS but no longer exists`);
+  const { entries, problems } = parseChecksums(text);
+  const present = new Set((await readdir(dir)).filter(isProgram));
+  const listed = new Set<string>();
+  for (const { sha256, name } of entries) {
+    listed.add(name);
+    let actual: string;
+    try {
+      actual = sha256Hex(await readFile(join(dir, name)));
+    } catch {
+      problems.push(`${name} is listed in ${CHECKSUMS_FILE} but no longer exists`);
+      continue;
+    }
+    if (actual !== sha256) problems.push(`${name} changed: its SHA-256 is ${actual}, ${CHECKSUMS_FILE} says ${sha256}`);
+  }
+  for (const name of [...present].sort())
+    if (!listed.has(name)) problems.push(`${name} is not listed in ${CHECKSUMS_FILE}`);
   return problems;
 }
