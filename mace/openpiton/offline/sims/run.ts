@@ -206,7 +206,9 @@ export function vltRun(inv: Invocation, diag: Diag): void {
     join(cwd, 'status.log'),
     statusLog(cwd, STATUS_WORDS[outcome.verdict], [
       dateLine(),
-      ...(outcome.verdict === 'maxcycles' && maxCycle ? [`sim.log: max cycles =${String(maxCycle).padStart(11)}`] : []),
+      ...(outcome.verdict === 'maxcycles' && maxCycle
+        ? [`sim.log: max cycles = ${String(maxCycle).padStart(11)}`]
+        : []),
       `sim.log: ${verdict}`,
       ...(outcome.verdict === 'pass' || outcome.verdict === 'fail' ? [`NumTiles=${'0'.padStart(10)}`] : []),
     ]),
