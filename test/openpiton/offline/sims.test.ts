@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { buildId } from '../../../mace/openpiton/config.ts';
+import { buildId, simsFlags } from '../../../mace/openpiton/config.ts';
 import { tempDir } from '../../helpers.ts';
 import { build, config, offlineCheckout, pico, run, sims, verdictLine } from './helpers.ts';
 
@@ -73,6 +73,34 @@ describe('offline sims: builds', () => {
     assert.equal(result.stdout, 'sims version: 2.0\n');
     const version = sims(root, root, [], 'pico');
     assert.equal(version.code, 1);
+  });
+});
+
+describe('offline sims: what the adapter refuses but OpenPiton builds', () => {
+  it('ignores an L1.5 size of 0 (the model built is the default one)', () => {
+    const c = pico(1, 1);
+    const flags = simsFlags(c).map((f) => (f === '-config_l15_size=8192' ? '-config_l15_size=0' : f));
+    const id = ['-build_id=l15zero'];
+    assert.equal(
+      sims(root, join(root, 'build'), [...flags, ...id, '-vlt_build', '-vlt_build_args=--no-timing'], 'pico').code,
+      0,
+    );
+    const cwd = join(root, 'build/manycore/l15zero/runs/addi');
+    const result = sims(root, cwd, [...flags, ...id, '-vlt_run', 'addi.S'], 'pico');
+    assert.equal(
+      verdictLine(readFileSync(join(cwd, 'sim.log'), 'utf8')),
+      '3279750: Simulation -> PASS (HIT GOOD TRAP)',
+      result.stdout,
+    );
+  });
+
+  it("builds and passes Ariane with more L1D ways than the L1.5 (Verilator compiles the rule's assertion out)", () => {
+    const c = config({ core: 'ariane', caches: { l1d: [8192, 8] } });
+    const built = build(root, c);
+    assert.equal(built.code, 0);
+    assert.match(built.stdout, /^%Warning-WIDTH: .*wt_l15_adapter\.sv:124:45: /m);
+    const result = run(root, c, 'rv64ui-p-add.S', ['-precompiled']);
+    assert.equal(verdictLine(result.file('sim.log')), '18562250: Simulation -> PASS (HIT GOOD TRAP)');
   });
 });
 

@@ -5,7 +5,7 @@
  * seconds scaled by the checkout's speed.
  */
 import type { BuildArtifact, BuildOptions, RunOptions, RunResult } from '../../artifacts.ts';
-import { makeConfig, wayViolations, type PitonConfig } from '../../config.ts';
+import { makeConfig, PitonConfigError, wayViolations, type PitonConfig } from '../../config.ts';
 import { CALIBRATION_DIAGS, type CalibrationRow } from './table.ts';
 
 /** What calibration needs of a workspace (the adapter's Workspace has both). */
@@ -19,7 +19,7 @@ export type RowOutcome =
   /** The adapter read what the real run showed. */
   | 'agree'
   | 'disagree'
-  /** The adapter refuses this configuration before any build (Ariane's way rule), by design. */
+  /** The adapter refuses this configuration before any build (bad geometry, Ariane's way rule), by design. */
   | 'refused';
 
 export interface RowReport {
@@ -88,8 +88,15 @@ export async function calibrate(
 }
 
 async function calibrateRow(workspace: CalibrationWorkspace, row: CalibrationRow, speed: number): Promise<RowReport> {
-  const config = rowConfig(row);
   const expected = row.buildOk === false ? `build:${row.buildFailure}` : (row.run?.verdict ?? 'built');
+  let config: PitonConfig;
+  try {
+    config = rowConfig(row);
+  } catch (error) {
+    if (!(error instanceof PitonConfigError)) throw error;
+    const why = `the adapter refuses this configuration before any build (${error.message}); OpenPiton itself built it`;
+    return { id: row.id, outcome: 'refused', expected, observed: 'refused', buildRatio: null, runRatio: null, why };
+  }
   const built = await workspace.build(config);
   const buildRatio = built.reused ? null : ratio(built.wallTimeS, row.buildSeconds, speed);
   if (!built.success) {

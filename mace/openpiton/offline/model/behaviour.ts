@@ -89,16 +89,10 @@ export function maskThreads(mask: string | null, registerBits: number): { thread
 export function simulate(program: Program, design: Design, request: RunRequest): RunOutcome {
   const fates = hartFates(program, design);
   const { threads, truncated } = maskThreads(request.finishMask, design.finishMaskBits);
-  const bad = fates
-    .map((fate, tile) => ({ fate, tile }))
-    .filter(({ fate }) => fate.kind === 'bad')
-    .sort((x, y) => (x.fate as { cycles: number }).cycles - (y.fate as { cycles: number }).cycles)[0];
+  const bad = trapsOf(fates, 'bad')[0];
 
   const candidates: Array<{ verdict: Verdict; time: number; cycles: number }> = [];
-  if (bad) {
-    const cycles = (bad.fate as { cycles: number }).cycles;
-    candidates.push({ verdict: 'fail', time: eventTime(cycles), cycles });
-  }
+  if (bad) candidates.push({ verdict: 'fail', time: eventTime(bad.cycles), cycles: bad.cycles });
   const passCycles = truncated ? null : requiredFinish(threads, fates);
   if (passCycles !== null) candidates.push({ verdict: 'pass', time: eventTime(passCycles), cycles: passCycles });
   if (design.core !== 'sparc')
@@ -107,18 +101,22 @@ export function simulate(program: Program, design: Design, request: RunRequest):
   candidates.push({ verdict: 'maxcycles', time: maxCycleTime(maxCycle), cycles: maxCycle });
 
   const first = candidates.reduce((best, c) => (c.time < best.time ? c : best));
-  const goodTraps = fates
-    .map((fate, tile) => ({ fate, tile }))
-    .filter(({ fate }) => fate.kind === 'good' && eventTime(fate.cycles) <= first.time)
-    .sort((x, y) => (x.fate as { cycles: number }).cycles - (y.fate as { cycles: number }).cycles)
-    .map(({ tile }) => tile);
   return {
     ...first,
     fates,
-    goodTraps,
+    goodTraps: trapsOf(fates, 'good')
+      .filter((t) => eventTime(t.cycles) <= first.time)
+      .map((t) => t.tile),
     badTrapTile: first.verdict === 'fail' && bad ? bad.tile : null,
     maskTruncated: truncated,
   };
+}
+
+/** The tiles whose hart reaches a trap of this kind, earliest first. */
+function trapsOf(fates: readonly HartFate[], kind: 'good' | 'bad'): Array<{ tile: number; cycles: number }> {
+  return fates
+    .flatMap((fate, tile) => (fate.kind === kind ? [{ tile, cycles: fate.cycles }] : []))
+    .sort((a, b) => a.cycles - b.cycles);
 }
 
 /** When the last required thread hits its good trap, or null when one never will. */
