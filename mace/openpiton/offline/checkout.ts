@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { bundleSims, modelVersion } from './bundle.ts';
-import { DEFAULT_SETTINGS, SETTINGS_FILE, type ModelSettings } from './sims/runtime.ts';
+import { DEFAULT_SETTINGS, loadSettings, SETTINGS_FILE, type ModelSettings } from './sims/runtime.ts';
 import { BUNDLE_FILE, checkoutFiles, NODE_FILE, TOOLS_BIN } from './template.ts';
 
 export interface OfflineCheckoutOptions {
@@ -41,6 +41,11 @@ export function checkoutModelVersion(root: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** How fast a checkout replays real time: an offline one's speed setting (or its override), 1 for real OpenPiton. */
+export function checkoutSpeed(root: string, env: NodeJS.ProcessEnv = process.env): number {
+  return checkoutModelVersion(root) === undefined ? 1 : loadSettings(join(root, TOOLS_BIN), env).speed;
 }
 
 function checkSettings(options: OfflineCheckoutOptions): ModelSettings {

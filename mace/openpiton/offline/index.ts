@@ -6,6 +6,7 @@
 export {
   initOfflineCheckout,
   checkoutModelVersion,
+  checkoutSpeed,
   OfflineCheckoutError,
   type OfflineCheckout,
   type OfflineCheckoutOptions,
@@ -14,3 +15,13 @@ export { defaultOfflineRoots, maceHome, type OfflineRootsOptions } from './roots
 export { modelVersion } from './bundle.ts';
 export { DEFAULT_SETTINGS, type ModelSettings } from './sims/runtime.ts';
 export { VERILATOR_VERSION_TEXT } from './model/constants.ts';
+export { loadCalibrationTable, CALIBRATION_CSV, CALIBRATION_DIAGS, type CalibrationRow } from './calibration/table.ts';
+export {
+  calibrate,
+  measureOverhead,
+  MIN_SCALED_SECONDS,
+  summarise,
+  type CalibrationSummary,
+  type CalibrationWorkspace,
+  type RowReport,
+} from './calibration/calibrate.ts';

@@ -40,6 +40,8 @@ export interface RowReport {
 export interface CalibrationOptions {
   /** The checkout's speed factor (1 for a real checkout). */
   readonly speed: number;
+  /** Seconds every sims call costs whatever it does (shell, login profile, sims' start); subtracted before a ratio. */
+  readonly overheadS?: number;
   /** Told about each row as it finishes. */
   readonly onRow?: (report: RowReport, index: number, total: number) => void;
 }
@@ -69,8 +71,21 @@ export function runOptions(row: CalibrationRow, speed: number): RunOptions {
   };
 }
 
-const ratio = (wall: number, real: number | undefined, speed: number): number | null =>
-  real && speed > 0 ? wall / (real * speed) : null;
+/** Below this many scaled seconds the per-call overhead's jitter swamps a ratio, so none is given. */
+export const MIN_SCALED_SECONDS = 0.25;
+
+/** Observed seconds, less the per-call overhead, over the real seconds at the checkout's speed. */
+const ratio = (wall: number, real: number | undefined, speed: number, overheadS: number): number | null =>
+  real && real * speed >= MIN_SCALED_SECONDS ? Math.max(0, wall - overheadS) / (real * speed) : null;
+
+/**
+ * What one sims call costs before it does anything: a run of a diag that does not exist dies right
+ * after looking for it. At a small speed factor this overhead is most of a call.
+ */
+export async function measureOverhead(workspace: CalibrationWorkspace, row: CalibrationRow): Promise<number> {
+  const result = await workspace.run(rowConfig(row), 'mace-calibration-overhead.S', { finishMask: '' });
+  return result.wallTimeS;
+}
 
 /** Replay `rows` through `workspace`, in order (builds of one configuration are reused). */
 export async function calibrate(
@@ -79,15 +94,20 @@ export async function calibrate(
   options: CalibrationOptions,
 ): Promise<RowReport[]> {
   const reports: RowReport[] = [];
+  const costs = { speed: options.speed, overheadS: options.overheadS ?? 0 };
   for (const [index, row] of rows.entries()) {
-    const report = await calibrateRow(workspace, row, options.speed);
+    const report = await calibrateRow(workspace, row, costs);
     reports.push(report);
     options.onRow?.(report, index, rows.length);
   }
   return reports;
 }
 
-async function calibrateRow(workspace: CalibrationWorkspace, row: CalibrationRow, speed: number): Promise<RowReport> {
+async function calibrateRow(
+  workspace: CalibrationWorkspace,
+  row: CalibrationRow,
+  { speed, overheadS }: { speed: number; overheadS: number },
+): Promise<RowReport> {
   const expected = row.buildOk === false ? `build:${row.buildFailure}` : (row.run?.verdict ?? 'built');
   let config: PitonConfig;
   try {
@@ -98,7 +118,7 @@ async function calibrateRow(workspace: CalibrationWorkspace, row: CalibrationRow
     return { id: row.id, outcome: 'refused', expected, observed: 'refused', buildRatio: null, runRatio: null, why };
   }
   const built = await workspace.build(config);
-  const buildRatio = built.reused ? null : ratio(built.wallTimeS, row.buildSeconds, speed);
+  const buildRatio = built.reused ? null : ratio(built.wallTimeS, row.buildSeconds, speed, overheadS);
   if (!built.success) {
     const observed = `build:${built.failureReason}`;
     if (built.failureReason === 'way_rule' && wayViolations(config).length)
@@ -151,7 +171,7 @@ async function calibrateRow(workspace: CalibrationWorkspace, row: CalibrationRow
     observed,
     ...(real !== undefined ? { simTime: { real, observed: result.simTime } } : {}),
     buildRatio,
-    runRatio: killed ? null : ratio(result.wallTimeS, row.run.seconds, speed),
+    runRatio: killed ? null : ratio(result.wallTimeS, row.run.seconds, speed, overheadS),
     why: agree
       ? 'same verdict' + (real !== undefined ? ' at the same simulated time' : '')
       : observed !== expected
