@@ -72,19 +72,7 @@ function readText(path: string): string | undefined {
 function checkModelSource(root: string, source: ModelSource): Pick<SourceState, 'errors' | 'defect'> {
   const path = join(root, source.path);
   const text = readText(path);
-  if (text === undefined)
-    return {
-      errors: [
-        {
-          file: path,
-          line: 1,
-          col: 1,
-          message: `Cannot find file containing module: '${source.module}'`,
-          text: '',
-          width: 1,
-        },
-      ],
-    };
+  if (text === undefined) return { errors: [missingModule(path, source.module)] };
   if (text === source.text) return { errors: [] };
   const errors = [...balanceErrors(path, text), ...nameErrors(path, source.text, text)];
   if (errors.length) return { errors };
@@ -233,6 +221,11 @@ function balanceErrors(path: string, text: string): SourceError[] {
   return [];
 }
 
+/** Verilator's error for a module no file of the build defines. */
+function missingModule(file: string, module: string): SourceError {
+  return { file, line: 1, col: 1, message: `Cannot find file containing module: '${module}'`, text: '', width: 1 };
+}
+
 function syntaxError(file: string, text: string, line: number, col: number, message: string): SourceError {
   return { file, line, col, message, text: text.split('\n')[line - 1] ?? '', width: 1 };
 }
@@ -272,20 +265,7 @@ function checkGenericCore(root: string, name: string): { errors: SourceError[]; 
   const paths = genericCorePaths(name);
   const wrapperPath = join(root, paths.wrapper);
   const text = readText(wrapperPath);
-  if (text === undefined)
-    return {
-      errors: [
-        {
-          file: wrapperPath,
-          line: 1,
-          col: 1,
-          message: `Cannot find file containing module: '${name}_wrapper'`,
-          text: '',
-          width: 1,
-        },
-      ],
-      instantiated: false,
-    };
+  if (text === undefined) return { errors: [missingModule(wrapperPath, `${name}_wrapper`)], instantiated: false };
   const coreModules = modulesUnder(join(root, paths.rtl));
   const wrapperModules = modulesUnder(join(root, paths.dir));
   const errors: SourceError[] = [...balanceErrors(wrapperPath, text)];
