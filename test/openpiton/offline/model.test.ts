@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_CACHES } from '../../../mace/openpiton/geometry.ts';
-import { simulate } from '../../../mace/openpiton/offline/model/behaviour.ts';
+import { maskThreads, simulate } from '../../../mace/openpiton/offline/model/behaviour.ts';
 import { findProgram } from '../../../mace/openpiton/offline/model/catalog.ts';
 import { effectiveCaches, type Design } from '../../../mace/openpiton/offline/model/design.ts';
 import { buildSeconds, runSeconds, tileCycles } from '../../../mace/openpiton/offline/model/timing.ts';
@@ -62,6 +62,23 @@ const last = (d: Design, name: string) => Math.max(...tileCycles(findProgram(nam
 const withCache = (d: Design, cache: keyof Design['caches'], size: number, ways = 4): Design => ({
   ...d,
   caches: { ...d.caches, [cache]: [size, ways] },
+});
+
+describe('finish mask', () => {
+  it('reads one hex digit per tile slot (bit 4·tile + thread) into a register of the given width', () => {
+    assert.deepEqual(maskThreads('1111', 32), { threads: [0, 4, 8, 12], truncated: false });
+    assert.deepEqual(maskThreads(null, 32), { threads: [0], truncated: false });
+    assert.equal(maskThreads('1'.repeat(8), 32).truncated, false);
+    assert.equal(maskThreads('1'.repeat(9), 32).truncated, true);
+    assert.equal(maskThreads('1'.repeat(16), 64).truncated, false);
+    assert.deepEqual(maskThreads('xyz', 32), { threads: [], truncated: false });
+  });
+
+  it('passes an empty mask at the first good trap, as the monitor checks it only then', () => {
+    const outcome = simulate(findProgram('addi.S')!, pico22, { finishMask: '0', rtlTimeout: 50_000, maxCycle: null });
+    assert.equal(outcome.verdict, 'pass');
+    assert.equal(outcome.time, 5_162_250);
+  });
 });
 
 describe('cost model', () => {

@@ -74,7 +74,9 @@ export function hartFates(program: Program, design: Design): HartFate[] {
 
 /** The threads a hex finish mask requires (bit 4·tile + thread), and whether it overflows the register. */
 export function maskThreads(mask: string | null, registerBits: number): { threads: number[]; truncated: boolean } {
-  const value = BigInt(`0x${mask || '1'}`);
+  // The testbench reads the mask with %h; text that is not hex reads as 0.
+  const text = mask || '1';
+  const value = /^[0-9a-fA-F]+$/.test(text) ? BigInt(`0x${text}`) : 0n;
   const threads: number[] = [];
   for (let bit = 0; value >> BigInt(bit) > 0n; bit++) if ((value >> BigInt(bit)) & 1n) threads.push(bit);
   return { threads, truncated: threads.some((bit) => bit >= registerBits) };
@@ -119,8 +121,12 @@ function trapsOf(fates: readonly HartFate[], kind: 'good' | 'bad'): Array<{ tile
     .sort((a, b) => a.cycles - b.cycles);
 }
 
-/** When the last required thread hits its good trap, or null when one never will. */
+/**
+ * When the last required thread hits its good trap, or null when one never will. The monitor
+ * compares the mask only when a good trap is hit, so an empty mask passes at the first one.
+ */
 function requiredFinish(threads: readonly number[], fates: readonly HartFate[]): number | null {
+  if (!threads.length) return trapsOf(fates, 'good')[0]?.cycles ?? null;
   let latest = 0;
   for (const bit of threads) {
     const fate = fates[Math.floor(bit / THREADS_PER_TILE)];
