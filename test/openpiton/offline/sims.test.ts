@@ -3,6 +3,7 @@
  * its output, files and exit codes in OpenPiton's formats, for the rules the model follows.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -187,6 +188,28 @@ describe('offline sims: runs', () => {
     const result = run(root, c22(), 'barrier_atomic_rv32.S', [`-asm_diag_root=${workloads}`, '-finish_mask=1111']);
     assert.match(result.stdout, new RegExp(`^sims: Looking for diag under ${workloads}$`, 'm'));
     assert.match(verdictLine(result.file('sim.log'))!, /PASS/);
+  });
+});
+
+describe('offline sims: coverage', () => {
+  it('leaves coverage.dat from a --coverage-line build, which verilator_coverage totals as the real tool prints', () => {
+    const c = pico(1, 1, { extra_flags: ['-vlt_build_args=--coverage-line'] });
+    assert.equal(build(root, c).code, 0);
+    const result = run(root, c, 'addi.S');
+    const annotated = join(result.cwd, 'coverage_annotated');
+    const report = spawnSync(
+      'bash',
+      [
+        '-c',
+        `export PITON_ROOT=${root} && source "$PITON_ROOT/piton/piton_settings.bash" && cd ${result.cwd} && verilator_coverage --annotate ${annotated} coverage.dat`,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(report.status, 0, report.stderr);
+    assert.match(
+      report.stdout,
+      /^Total coverage \((\d+)\/14000\) \d+\.00%\nSee lines with '%00' in .*coverage_annotated\n$/,
+    );
   });
 });
 
