@@ -19,19 +19,18 @@ import { parseOrThrow } from './errors.ts';
 /** OpenPiton's own monitor default (50,000) cut the multi-tile gate programs off. */
 export const RECOMMENDED_RTL_TIMEOUT = 1_000_000;
 
-const positiveInt = (what: string) =>
+/** A zod rule for a number field: `${what} must be ${rule}, got ...` when `ok` refuses the value. */
+const numberRule = (ok: (n: number) => boolean, rule: string) => (what: string) =>
   z.unknown().transform((value, ctx) => {
-    if (typeof value === 'number' && Number.isInteger(value) && value > 0) return value;
-    ctx.addIssue({ code: 'custom', message: `${what} must be a positive integer, got ${shown(value)}` });
+    if (typeof value === 'number' && Number.isFinite(value) && ok(value)) return value;
+    ctx.addIssue({ code: 'custom', message: `${what} must be ${rule}, got ${shown(value)}` });
     return z.NEVER;
   });
 
-const positiveNumber = (what: string) =>
-  z.unknown().transform((value, ctx) => {
-    if (typeof value === 'number' && Number.isFinite(value) && value > 0) return value;
-    ctx.addIssue({ code: 'custom', message: `${what} must be a positive number, got ${shown(value)}` });
-    return z.NEVER;
-  });
+export const positiveInt = numberRule((n) => Number.isInteger(n) && n > 0, 'a positive integer');
+export const positiveNumber = numberRule((n) => n > 0, 'a positive number');
+export const nonNegativeInt = numberRule((n) => Number.isInteger(n) && n >= 0, 'an integer >= 0');
+export const nonNegativeNumber = numberRule((n) => n >= 0, 'a number >= 0');
 
 /** A strict object whose unknown-key message lists the keys it accepts. */
 export function strictObject<T extends z.core.$ZodLooseShape>(shape: T) {
@@ -44,18 +43,16 @@ export function strictObject<T extends z.core.$ZodLooseShape>(shape: T) {
   });
 }
 
-const oneOf = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
+export const oneOf = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
   z.enum(values, { error: (iss) => `${what} must be one of ${values.join(', ')}; got ${shown(iss.input)}` });
 
 export const CoreSchema = oneOf(CORES, 'core');
 export const NetworkSchema = oneOf(NETWORKS, 'network');
 
 export const TileCountSchema = positiveInt('a tile count').pipe(
-  z
-    .number()
-    .max(MAX_TILES_PER_AXIS, {
-      error: (iss) => `tiles per axis must be 1..${MAX_TILES_PER_AXIS}, got ${shown(iss.input)}`,
-    }),
+  z.number().max(MAX_TILES_PER_AXIS, {
+    error: (iss) => `tiles per axis must be 1..${MAX_TILES_PER_AXIS}, got ${shown(iss.input)}`,
+  }),
 );
 
 /** [x_tiles, y_tiles]. */

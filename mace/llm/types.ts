@@ -98,3 +98,42 @@ export class LLMCallFailed extends Error {
 export function replayTag(runId: string, iteration: number | null, taskId: string | null, phase: string): string {
   return `${runId}/${iteration === null ? 'run' : `iter${iteration}`}/${taskId ?? '-'}/${phase}`;
 }
+
+export interface ParsedReplayTag {
+  readonly runId: string;
+  readonly iteration: number | null;
+  readonly taskId: string | null;
+  readonly phase: LlmPhase;
+  readonly attempt: number | undefined;
+}
+
+/**
+ * The inverse of replayTag, for a tag typed by a user (`mace llm ping --tag`) or read from a
+ * database. Task ids may hold `/`, so the run id is the first segment and the phase the last.
+ * Returns undefined for anything replayTag could not have written.
+ */
+export function parseReplayTag(tag: string): ParsedReplayTag | undefined {
+  const parts = tag.split('/');
+  if (parts.length < 4) return undefined;
+  const runId = parts[0]!;
+  const iterPart = parts[1]!;
+  const phasePart = parts[parts.length - 1]!;
+  const task = parts.slice(2, -1).join('/');
+  const iter = /^iter(\d+)$/.exec(iterPart);
+  if (!runId || !task || (iterPart !== 'run' && !iter)) return undefined;
+  const [phase, attemptText] = phasePart.split(':');
+  if (!(LLM_PHASES as readonly string[]).includes(phase!)) return undefined;
+  if (attemptText !== undefined && !/^\d+$/.test(attemptText)) return undefined;
+  return {
+    runId,
+    iteration: iter ? Number(iter[1]) : null,
+    taskId: task === '-' ? null : task,
+    phase: phase as LlmPhase,
+    attempt: attemptText === undefined ? undefined : Number(attemptText),
+  };
+}
+
+/** A run seed as the 31-bit sampling seed APIs accept (Vertex takes an int32, llama.cpp a uint32). */
+export function samplingSeed(seed: number): number {
+  return Math.abs(Math.trunc(seed)) % 2 ** 31;
+}

@@ -16,6 +16,12 @@ export const LOG_TAIL_CHARS = 8000;
 /** Appended to stderr when the adapter kills a command at its timeout. */
 export const TIMEOUT_MARKER = 'sims timed out after';
 
+/** Appended to stderr when a command is stopped through its AbortSignal. */
+export const CANCEL_MARKER = 'sims cancelled after';
+
+/** Why the adapter killed a command's process group. */
+export type KillReason = 'timeout' | 'cancelled';
+
 export const DEFAULT_BUILD_TIMEOUT_S = 7200;
 export const DEFAULT_RUN_TIMEOUT_S = 3600;
 
@@ -46,7 +52,10 @@ export interface BuildArtifact {
   readonly verilatorVersion: string;
   /** configKey(config). */
   readonly cacheKey: string;
-  /** Empty on success; a tag such as `verilog_error`, `way_rule`, `budget_exhausted`, `no_model_binary`. */
+  /**
+   * Empty on success; a tag such as `verilog_error`, `way_rule`, `budget_exhausted`, `no_model_binary`,
+   * or `checkout_busy` (another build held the checkout until the timeout).
+   */
   readonly failureReason: string;
   readonly reused: boolean;
   /** The flags sims was given (or would have been). */
@@ -58,6 +67,12 @@ export interface BuildArtifact {
   readonly errors: readonly string[];
   /** Where the full output was written, when sims ran. */
   readonly outputPath: string;
+  /** Where the full stderr was written, when sims ran. */
+  readonly stderrPath?: string;
+  /** Why the adapter stopped sims, when it did. */
+  readonly killed?: KillReason | null;
+  /** A model was on disk for this configuration but built from other sources, and was cleared. */
+  readonly stale?: boolean;
   readonly startedAt: Date;
   readonly finishedAt: Date;
 }
@@ -104,6 +119,11 @@ export interface RunResult {
   readonly fakeUart: string;
   readonly stdout: string;
   readonly stderr: string;
+  /** Where the full stdout and stderr of sims were written, when it ran. */
+  readonly outputPath?: string;
+  readonly stderrPath?: string;
+  /** Why the adapter stopped sims, when it did. */
+  readonly killed?: KillReason | null;
   readonly startedAt: Date;
   readonly finishedAt: Date;
 }
