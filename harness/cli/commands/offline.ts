@@ -1,7 +1,23 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { InputError } from '../../../mace/errors.ts';
-import { initOfflineCheckout, OfflineCheckoutError } from '../../../mace/openpiton/offline/index.ts';
-import { printJson } from '../io.ts';
+import {
+  calibrate,
+  checkoutSpeed,
+  defaultOfflineRoots,
+  initOfflineCheckout,
+  loadCalibrationTable,
+  measureOverhead,
+  MIN_SCALED_SECONDS,
+  OfflineCheckoutError,
+  summarise,
+  type CalibrationSummary,
+  type RowReport,
+} from '../../../mace/openpiton/offline/index.ts';
+import { Workspace } from '../../../mace/openpiton/workspace.ts';
+import { textTable } from '../../format/table.ts';
+import { CommandFailed, printJson } from '../io.ts';
 import type { CommandContext } from '../main.ts';
 
 interface InitOptions {
@@ -49,6 +65,100 @@ Examples:
   $ mace offline init /tmp/flaky --flake-rate 0.2 --seed 7  # seeded failures for testing retries`,
     )
     .action((dir: string, options: InitOptions) => init(dir, options, ctx));
+
+  offline
+    .command('calibrate')
+    .description(
+      'Replay every row of the calibration table (real OpenPiton builds and runs) through a checkout with the adapter, and compare',
+    )
+    .option('--piton-root <dir>', 'the checkout to replay through (default: the offline checkout the loop uses)')
+    .option('--rows <pattern>', 'only the rows whose id matches this regular expression')
+    .option('--json', 'print JSON instead of text')
+    .addHelpText(
+      'after',
+      `
+Every row's verdict and failure reason must agree with the real measurement; the simulated times and
+the time ratios (observed seconds over real seconds x the checkout's speed) show how close the costs are.
+Exits 1 when a row disagrees.
+
+Examples:
+  $ mace offline calibrate
+  $ mace offline calibrate --rows '^p22-' --json
+  $ mace offline calibrate --piton-root ~/openpiton    # a real checkout: extend the table from it`,
+    )
+    .action((options: CalibrateOptions) => runCalibration(options, ctx));
+}
+
+interface CalibrateOptions {
+  readonly pitonRoot?: string;
+  readonly rows?: string;
+  readonly json?: boolean;
+}
+
+async function runCalibration(options: CalibrateOptions, ctx: CommandContext): Promise<void> {
+  const root = options.pitonRoot ? resolve(options.pitonRoot) : (await defaultOfflineRoots(1))[0]!;
+  if (!existsSync(join(root, 'piton', 'piton_settings.bash')))
+    throw new InputError(`--piton-root ${root}: no piton/piton_settings.bash there; give an OpenPiton checkout`);
+  let pattern: RegExp | undefined;
+  try {
+    pattern = options.rows ? new RegExp(options.rows) : undefined;
+  } catch (error) {
+    throw new InputError(`--rows ${JSON.stringify(options.rows)}: ${(error as Error).message}`);
+  }
+  const rows = loadCalibrationTable().filter((row) => !pattern || pattern.test(row.id));
+  if (!rows.length) throw new InputError(`--rows ${JSON.stringify(options.rows)} matches no calibration row`);
+  const speed = checkoutSpeed(root);
+  const workspace = new Workspace(root);
+  const overheadS = await measureOverhead(workspace, rows[0]!);
+  const reports = await calibrate(workspace, rows, {
+    speed,
+    overheadS,
+    onRow: options.json
+      ? undefined
+      : (r, i, n) => ctx.io.out(`[${String(i + 1).padStart(String(n).length)}/${n}] ${rowLine(r)}`),
+  });
+  const summary = summarise(reports);
+  if (options.json) printJson(ctx.io, { checkout: root, speed, overheadS, summary, rows: reports });
+  else {
+    ctx.io.out('');
+    ctx.io.out(
+      textTable(reports, [
+        { key: 'id' },
+        { key: 'outcome' },
+        { key: 'expected', title: 'real' },
+        { key: 'observed' },
+        { key: 'simTime', title: 'sim time (real / observed)', format: (v) => simTimes(v as RowReport['simTime']) },
+        { key: 'buildRatio', title: 'build x', decimals: 2 },
+        { key: 'runRatio', title: 'run x', decimals: 2 },
+      ]),
+    );
+    ctx.io.out('');
+    ctx.io.out(summaryText(summary, root, speed, overheadS));
+  }
+  if (summary.disagree)
+    throw new CommandFailed(`${summary.disagree} calibration row(s) disagree with the real measurements`);
+}
+
+const simTimes = (t: RowReport['simTime']): string => (t ? `${t.real} / ${t.observed ?? '-'}` : '-');
+
+function rowLine(r: RowReport): string {
+  const times = r.simTime ? ` (${simTimes(r.simTime)})` : '';
+  return `${r.id}  ${r.outcome}  real ${r.expected}, observed ${r.observed}${times}${r.outcome === 'agree' ? '' : `: ${r.why}`}`;
+}
+
+function summaryText(s: CalibrationSummary, root: string, speed: number, overheadS: number): string {
+  const ratio = (label: string, r: CalibrationSummary['buildRatio']) =>
+    r
+      ? `${label} time ratio: median ${r.median.toFixed(2)} (${r.min.toFixed(2)}-${r.max.toFixed(2)}, ${r.n} rows)`
+      : `${label} time ratio: -`;
+  return [
+    `${s.rows} rows through ${root} (speed ${speed}): ${s.agree} agree, ${s.disagree} disagree, ${s.refused} refused by the adapter before any build (by design)`,
+    `simulated times: ${s.exactSimTimes} of ${s.simTimes} exactly as measured`,
+    `time ratios: observed seconds less ${overheadS.toFixed(2)} s per call (a sims call that does nothing), over real seconds x ${speed},` +
+      ` where that is at least ${MIN_SCALED_SECONDS} s (a checkout made with --speed 1 gives every row one)`,
+    ratio('build', s.buildRatio),
+    ratio('run', s.runRatio),
+  ].join('\n');
 }
 
 async function init(dir: string, options: InitOptions, ctx: CommandContext): Promise<void> {
