@@ -13,7 +13,10 @@ import { Workspace } from '../../../mace/openpiton/workspace.ts';
 import { runCli, tempDir } from '../../helpers.ts';
 import { testEnv } from '../fake-checkout.ts';
 
-/** One row of each kind: pass, timeout, max cycles, bad trap, build errors, cache effects, refusals, a kill. */
+/**
+ * One row of each kind: pass, timeout, max cycles, bad trap, build errors, cache effects, refusals, a
+ * kill (OpenSPARC's max cycles is in adapter.test.ts).
+ */
 const REPRESENTATIVE = [
   'p11-addi',
   'p11-nobist-addi',
@@ -29,11 +32,11 @@ const REPRESENTATIVE = [
   'a11-rv64ui-p-addi',
   'a22-rv64ui-p-addi',
   'a11-l1d-8192x8-rv64ui-p-addi',
-  's11-princeton-test-test',
   'p44-addi-rtl1m',
 ];
 
-const speed = 0.01;
+/** Small, but above 0 so the row whose real run was stopped at 300 s is stopped here too. */
+const speed = 0.005;
 
 describe('calibration through the adapter', async () => {
   const { root } = await initOfflineCheckout(join(tempDir('mace-offline-calibration-'), 'openpiton'), { speed });
