@@ -3,7 +3,7 @@
  * (and the raw-evidence modes hand to the re-plan), and an ~800-character digest for the feedback
  * history that keeps the line naming the cause visible even when a diagnosis is wrong.
  */
-import { failureEvidence as buildEvidence } from './openpiton/evidence.ts';
+import { EVIDENCE_TAIL_CHARS, failureEvidence as buildEvidence } from './openpiton/evidence.ts';
 import type { TaskResult } from './integrator.ts';
 
 export const DIGEST_CHARS = 800;
@@ -22,7 +22,10 @@ export function runVerdict(result: TaskResult): string {
 
 /** The full evidence of a failure (build flags, then the build's or the failing run's report). */
 export function failureEvidence(result: TaskResult): string {
-  return buildEvidence(result.build, result.build.success ? (decidingRun(result) ?? null) : null);
+  const run = result.build.success ? decidingRun(result) : undefined;
+  const evidence = buildEvidence(result.build, run ?? null);
+  // sims reports a run it could not start (no diag, no model, no budget left) on stderr.
+  return run?.stderr.trim() ? `${evidence}\n\nsims stderr (tail):\n${run.stderr.slice(-EVIDENCE_TAIL_CHARS)}` : evidence;
 }
 
 /**

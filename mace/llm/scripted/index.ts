@@ -97,9 +97,12 @@ export class ScriptedBackend implements LlmBackend {
     switch (request.phase) {
       case 'plan':
         return planReply(readPlannerPrompt(request.prompt), drawMistakes(random, this.options.mistakes ?? {}));
-      case 'plan_retry':
-        // A retry is careful: the mistakes that sent the plan back are not repeated.
-        return planReply(readPlannerPrompt(request.prompt), new Set());
+      case 'plan_retry': {
+        // A retry is careful: the mistakes the check sent back are not repeated, but a model that
+        // answered without a plan may do so again.
+        const again = drawMistakes(random, { no_plan: this.options.mistakes?.no_plan ?? 0 });
+        return planReply(readPlannerPrompt(request.prompt), again);
+      }
       case 'triage':
         return triageReply(request.prompt);
       case 'post_mortem':

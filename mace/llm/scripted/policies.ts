@@ -120,11 +120,10 @@ export function planReply(inputs: PlannerInputs, mistakes: ReadonlySet<Mistake>)
   };
   lines.push(...overrides('build'), ...overrides('gate').filter((l) => l.startsWith('CACHES')));
   if (mistakes.has('speculative_task')) {
-    const tryXbar = y >= 2 && draft.network !== 'xbar_config';
     lines.push(
-      `TASK: explore | deps=gate | ${kind('config')} | Speculatively try ${tryXbar ? 'the crossbar interconnect' : 'the FPGA synthesis define'} on the same design`,
+      `TASK: explore | deps=gate | ${kind('config')} | Speculatively try the FPGA synthesis define on the same design for a leaner build`,
       ...overrides('explore').filter((l) => l.startsWith('CACHES')),
-      `CONFIG_RTL: explore | ${[...draft.defines, ...(tryXbar ? [] : ['PITON_FPGA_SYNTH'])].sort().join(' ') || 'MINIMAL_MONITORING'}`,
+      `CONFIG_RTL: explore | ${[...draft.defines, 'PITON_FPGA_SYNTH'].sort().join(' ')}`,
     );
   }
   if (mistakes.has('source_edit') && inputs.rtlOffered) {

@@ -1,0 +1,16 @@
+import { OfflineLab, picoSpec } from './test/loop/support.ts';
+import { renderTrace } from './harness/cli/trace.ts';
+import { closeAllStores } from './mace/store/store.ts';
+const lab = new OfflineLab();
+let t = performance.now();
+await lab.checkoutRoots();
+console.log('init', ((performance.now() - t) / 1000).toFixed(1));
+t = performance.now();
+const { outcome, trace } = await lab.run(picoSpec(), { mistakes: { speculative_task: 1 } });
+console.log('run', ((performance.now() - t) / 1000).toFixed(1), outcome.status);
+console.log(renderTrace(trace));
+t = performance.now();
+const r2 = await lab.run(picoSpec({ objective: 'Verify addi.S passes on a 2x2 pico mesh.' }));
+console.log('run', ((performance.now() - t) / 1000).toFixed(1), r2.outcome.status);
+console.log(renderTrace(r2.trace));
+await closeAllStores();
