@@ -1,0 +1,214 @@
+/**
+ * The statistics the reports use, each stated precisely enough to recompute by hand:
+ * the exact Wilcoxon signed-rank test, Wilson score intervals, seeded percentile-bootstrap
+ * intervals on a median, type-7 quantiles, and Holm's step-down adjustment.
+ */
+import wilcoxon from '@stdlib/stats-wilcoxon';
+
+/** Paired differences are rounded to this many seconds before ranking, so float noise cannot make or break a tie. */
+export const DIFFERENCE_PRECISION_S = 1e-6;
+
+const TWO_TO_MINUS_32 = 2 ** -32;
+
+/** The z quantile of a two-sided 95% interval. */
+const Z95 = 1.959963984540054;
+
+export interface SignedRankTest {
+  /** Non-zero differences ranked (zeros are dropped, as Wilcoxon's original method does). */
+  readonly n: number;
+  readonly zeros: number;
+  /** Sum of the ranks of the positive differences (R's V, stdlib's statistic). */
+  readonly wPlus: number;
+  /** Exact two-sided p, capped at 1. */
+  readonly p: number;
+  /** True when some |differences| tie; the exact distribution then uses their average ranks. */
+  readonly ties: boolean;
+  /** The smallest p any sign pattern of n differences can give: 2 / 2^n. */
+  readonly minimumP: number;
+}
+
+/**
+ * Exact two-sided Wilcoxon signed-rank test of paired differences against zero.
+ * Differences are rounded to `precision` first. Without ties the p-value is @stdlib/stats-wilcoxon's
+ * exact one; with tied |differences| stdlib would switch to a normal approximation, so the exact
+ * null distribution of the average ranks is enumerated instead (a count over all 2^n sign patterns,
+ * done as a convolution on doubled ranks, which are integers).
+ * @example signedRankTest([1, 2, 3, 4, 5]) // { n: 5, wPlus: 15, p: 0.0625, ... }
+ */
+export function signedRankTest(differences: readonly number[], precision = DIFFERENCE_PRECISION_S): SignedRankTest {
+  const steps = differences.map((d) => Math.round(d / precision));
+  const nonZero = steps.filter((d) => d !== 0);
+  const n = nonZero.length;
+  const zeros = steps.length - n;
+  if (n === 0) return { n, zeros, wPlus: 0, p: 1, ties: false, minimumP: 1 };
+  const ranks = averageRanks(nonZero.map(Math.abs));
+  const wPlus = nonZero.reduce((sum, d, i) => (d > 0 ? sum + ranks[i]! : sum), 0);
+  const ties = new Set(nonZero.map(Math.abs)).size < n;
+  const minimumP = Math.min(1, 2 / 2 ** n);
+  if (!ties) {
+    const result = wilcoxon(nonZero, { exact: true, alternative: 'two-sided' });
+    return { n, zeros, wPlus: result.statistic, p: Math.min(1, result.pValue), ties, minimumP };
+  }
+  return { n, zeros, wPlus, p: exactTiedP(ranks, wPlus), ties, minimumP };
+}
+
+/** P(|W+ − E| ≥ |observed − E|) under random signs, with ranks that may be halves. */
+function exactTiedP(ranks: readonly number[], wPlus: number): number {
+  const doubled = ranks.map((r) => Math.round(r * 2));
+  const total = doubled.reduce((a, b) => a + b, 0);
+  // Probability of each doubled positive-rank sum; multiplying by ½ per difference keeps it finite for large n.
+  let dist = new Float64Array(total + 1);
+  dist[0] = 1;
+  for (const r of doubled) {
+    const next = new Float64Array(total + 1);
+    for (let s = 0; s <= total; s++) {
+      const mass = dist[s]!;
+      if (mass === 0) continue;
+      next[s]! += mass / 2;
+      next[s + r]! += mass / 2;
+    }
+    dist = next;
+  }
+  // In doubled units the mean is total/2; compare 2·|S − mean| as integers to avoid rounding.
+  const observed = Math.abs(2 * Math.round(wPlus * 2) - total);
+  let p = 0;
+  for (let s = 0; s <= total; s++) if (Math.abs(2 * s - total) >= observed) p += dist[s]!;
+  return Math.min(1, p);
+}
+
+/** 1-based ranks of the values, ties given the average of the ranks they span. */
+export function averageRanks(values: readonly number[]): number[] {
+  const order = values.map((_, i) => i).sort((a, b) => values[a]! - values[b]!);
+  const ranks = new Array<number>(values.length);
+  for (let start = 0; start < order.length;) {
+    let end = start;
+    while (end + 1 < order.length && values[order[end + 1]!] === values[order[start]!]) end++;
+    const rank = (start + end) / 2 + 1;
+    for (let k = start; k <= end; k++) ranks[order[k]!] = rank;
+    start = end + 1;
+  }
+  return ranks;
+}
+
+export interface Interval {
+  readonly lo: number;
+  readonly hi: number;
+}
+
+export interface Proportion extends Interval {
+  readonly successes: number;
+  readonly n: number;
+  readonly rate: number;
+}
+
+/**
+ * A pass rate with its Wilson score 95% interval (good at small n and at 0 or 100%, unlike the
+ * normal approximation). Null when there are no trials.
+ * @example wilson(3, 4) // { rate: 0.75, lo: 0.3006, hi: 0.9544, ... }
+ */
+export function wilson(successes: number, n: number, z = Z95): Proportion | null {
+  if (n === 0) return null;
+  const p = successes / n;
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z / (1 + z2 / n)) * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n));
+  return { successes, n, rate: p, lo: Math.max(0, centre - half), hi: Math.min(1, centre + half) };
+}
+
+/**
+ * The q-quantile of ascending values by linear interpolation between order statistics (R type 7,
+ * numpy's default, Python's statistics.quantiles(method="inclusive") — the original's IQR).
+ */
+export function quantileSorted(sorted: ArrayLike<number>, q: number): number {
+  const h = (sorted.length - 1) * q;
+  const lo = Math.floor(h);
+  const below = sorted[lo]!;
+  return lo + 1 < sorted.length ? below + (h - lo) * (sorted[lo + 1]! - below) : below;
+}
+
+export function median(values: readonly number[]): number | null {
+  if (!values.length) return null;
+  return quantileSorted(Float64Array.from(values).sort(), 0.5);
+}
+
+/** Q3 − Q1 (type 7); null with fewer than two values, as in the original. */
+export function iqr(values: readonly number[]): number | null {
+  if (values.length < 2) return null;
+  const sorted = Float64Array.from(values).sort();
+  return quantileSorted(sorted, 0.75) - quantileSorted(sorted, 0.25);
+}
+
+/**
+ * A seed for one estimate, from the report's seed and the estimate's name (FNV-1a). Each interval
+ * draws its own stream, so adding a method or a database never moves the intervals of the others.
+ */
+export function seedFor(seed: number, ...names: readonly (string | number | null)[]): number {
+  let hash = 0x811c9dc5 ^ seed;
+  for (const char of names.map(String).join('\u0000')) {
+    hash ^= char.charCodeAt(0);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+export interface BootstrapOptions {
+  readonly resamples: number;
+  readonly seed: number;
+  /** Two-sided coverage of the interval. */
+  readonly level?: number;
+}
+
+/**
+ * Percentile-bootstrap interval of the median: `resamples` samples drawn with replacement, the
+ * median of each, and the (1−level)/2 and (1+level)/2 type-7 quantiles of those medians. Null with
+ * fewer than two values. Each resample is counted into the sorted values rather than sorted itself,
+ * so it costs O(n).
+ */
+export function bootstrapMedian(values: readonly number[], options: BootstrapOptions): Interval | null {
+  const n = values.length;
+  if (n < 2) return null;
+  const sorted = Float64Array.from(values).sort();
+  const counts = new Uint32Array(n);
+  const medians = new Float64Array(options.resamples);
+  const lowRank = (n - 1) >> 1;
+  const highRank = n >> 1;
+  // xorshift32: this loop draws resamples × n indices, and a generator call per draw would dominate.
+  let state = options.seed | 0 || 0x9e3779b9;
+  for (let b = 0; b < options.resamples; b++) {
+    counts.fill(0);
+    for (let i = 0; i < n; i++) {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      counts[((state >>> 0) * n * TWO_TO_MINUS_32) | 0]!++;
+    }
+    let seen = 0;
+    let low = Number.NaN;
+    for (let i = 0; i < n; i++) {
+      seen += counts[i]!;
+      if (Number.isNaN(low) && seen > lowRank) low = sorted[i]!;
+      if (seen > highRank) {
+        medians[b] = (low + sorted[i]!) / 2;
+        break;
+      }
+    }
+  }
+  medians.sort();
+  const level = options.level ?? 0.95;
+  return { lo: quantileSorted(medians, (1 - level) / 2), hi: quantileSorted(medians, (1 + level) / 2) };
+}
+
+/**
+ * Holm's step-down adjustment of a family of p-values (controls the family-wise error rate);
+ * nulls stay null and are not counted in the family.
+ */
+export function holm(pValues: readonly (number | null)[]): (number | null)[] {
+  const indexed = pValues.flatMap((p, i) => (p === null ? [] : [{ p, i }])).sort((a, b) => a.p - b.p);
+  const adjusted: (number | null)[] = pValues.map(() => null);
+  let running = 0;
+  indexed.forEach(({ p, i }, k) => {
+    running = Math.max(running, Math.min(1, (indexed.length - k) * p));
+    adjusted[i] = running;
+  });
+  return adjusted;
+}
