@@ -16,6 +16,7 @@
  *   slowest pass.
  */
 import { z } from 'zod';
+import type { ColumnType } from '../../mace/store/schema.ts';
 import type { Queries } from '../../mace/store/store.ts';
 import { DIALECTS, type Dialect, type Source } from './source.ts';
 
@@ -211,6 +212,53 @@ export interface RunRow {
   /** The stage that caught the first iteration's failure (see CATCH_STAGES). */
   readonly caught_by: CatchStage;
 }
+
+/** The column types of a RunRow, for exports (in the store's type vocabulary). */
+export const RUN_ROW_COLUMNS = {
+  source: 'VARCHAR',
+  run_id: 'VARCHAR',
+  task: 'VARCHAR',
+  method: 'VARCHAR',
+  repeat: 'INTEGER',
+  seed: 'BIGINT',
+  status: 'VARCHAR',
+  fault: 'VARCHAR',
+  job_key: 'VARCHAR',
+  backend: 'VARCHAR',
+  model: 'VARCHAR',
+  core: 'VARCHAR',
+  mesh: 'VARCHAR',
+  started_at: 'TIMESTAMP',
+  replaced: 'BOOLEAN',
+  replaced_by: 'VARCHAR',
+  passed: 'BOOLEAN',
+  wall_s: 'DOUBLE',
+  budget_s: 'DOUBLE',
+  time_to_pass_s: 'DOUBLE',
+  censored: 'BOOLEAN',
+  iterations: 'INTEGER',
+  machine_s: 'DOUBLE',
+  builds: 'INTEGER',
+  fresh_builds: 'INTEGER',
+  probes: 'INTEGER',
+  simulations: 'INTEGER',
+  passed_tasks: 'INTEGER',
+  failures: 'INTEGER',
+  recovered_failures: 'INTEGER',
+  plan_rejections: 'INTEGER',
+  fast_paths: 'INTEGER',
+  llm_calls: 'INTEGER',
+  input_tokens: 'BIGINT',
+  output_tokens: 'BIGINT',
+  thinking_tokens: 'BIGINT',
+  llm_usd: 'DOUBLE',
+  compute_usd: 'DOUBLE',
+  total_usd: 'DOUBLE',
+  accepted_designs: 'INTEGER',
+  false_accepts: 'INTEGER',
+  evaluations: 'INTEGER',
+  caught_by: 'VARCHAR',
+} as const satisfies Record<keyof RunRow, ColumnType>;
 
 /** One co-design proposal of a labelled run, in proposal order. */
 export interface EvaluationPoint {

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { InputError } from '../../mace/errors.ts';
 import { CommandFailed, processIo, type Io } from './io.ts';
+import { registerExport } from './commands/export.ts';
 import { registerReport } from './commands/report.ts';
 import { registerResults } from './commands/results.ts';
 
@@ -20,7 +21,7 @@ export interface CommandContext {
 export type Registrar = (program: Command, ctx: CommandContext) => void;
 
 /** Every subcommand, in the order `mace --help` lists them. */
-const REGISTRARS: readonly Registrar[] = [registerResults, registerReport];
+const REGISTRARS: readonly Registrar[] = [registerResults, registerReport, registerExport];
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
