@@ -9,6 +9,7 @@ import { Command, CommanderError } from 'commander';
 import { InputError } from '../../mace/errors.ts';
 import { CommandFailed, processIo, type Io } from './io.ts';
 import { registerExport } from './commands/export.ts';
+import { registerImport } from './commands/import.ts';
 import { registerReport } from './commands/report.ts';
 import { registerResults } from './commands/results.ts';
 
@@ -21,7 +22,7 @@ export interface CommandContext {
 export type Registrar = (program: Command, ctx: CommandContext) => void;
 
 /** Every subcommand, in the order `mace --help` lists them. */
-const REGISTRARS: readonly Registrar[] = [registerResults, registerReport, registerExport];
+const REGISTRARS: readonly Registrar[] = [registerResults, registerReport, registerExport, registerImport];
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
