@@ -55,30 +55,30 @@ function runRowsSql(dialect: Dialect): string {
   const changed = (column: string) => `coalesce(${d.jsonText(column)}, '{}') NOT IN ('{}', 'null')`;
   return `
   WITH
-  it AS (SELECT run_id, count(*) AS iterations, sum(usd) AS iteration_usd FROM iterations GROUP BY run_id),
-  tk AS (SELECT run_id, count(*) AS builds,
-      count(*) FILTER (WHERE CASE WHEN build_reused IS NOT NULL THEN NOT build_reused ELSE coalesce(build_s, 0) > 0 END)
+  it AS (SELECT run_id, CAST(count(*) AS INTEGER) AS iterations, CAST(sum(usd) AS DOUBLE) AS iteration_usd FROM iterations GROUP BY run_id),
+  tk AS (SELECT run_id, CAST(count(*) AS INTEGER) AS builds,
+      CAST(count(*) FILTER (WHERE CASE WHEN build_reused IS NOT NULL THEN NOT build_reused ELSE coalesce(build_s, 0) > 0 END) AS INTEGER)
         AS fresh_builds,
-      sum(wall_s) AS task_s, sum(coalesce(json_array_length(programs), 0)) AS simulations,
-      count(*) FILTER (WHERE passed) AS passed_tasks
+      CAST(sum(wall_s) AS DOUBLE) AS task_s, CAST(sum(coalesce(json_array_length(programs), 0)) AS DOUBLE) AS simulations,
+      CAST(count(*) FILTER (WHERE passed) AS INTEGER) AS passed_tasks
     FROM tasks GROUP BY run_id),
-  pr AS (SELECT run_id, count(*) AS probes, sum(wall_s) AS probe_s, count(*) FILTER (WHERE iteration = 0) AS first_probes
+  pr AS (SELECT run_id, CAST(count(*) AS INTEGER) AS probes, CAST(sum(wall_s) AS DOUBLE) AS probe_s, CAST(count(*) FILTER (WHERE iteration = 0) AS INTEGER) AS first_probes
     FROM probes GROUP BY run_id),
-  fl AS (SELECT run_id, count(*) AS failures, count(*) FILTER (WHERE recovered) AS recovered_failures,
-      min(${stageCase}) FILTER (WHERE iteration = 0) AS first_stage
+  fl AS (SELECT run_id, CAST(count(*) AS INTEGER) AS failures, CAST(count(*) FILTER (WHERE recovered) AS INTEGER) AS recovered_failures,
+      CAST(min(${stageCase}) FILTER (WHERE iteration = 0) AS INTEGER) AS first_stage
     FROM failures GROUP BY run_id),
-  pc AS (SELECT run_id, count(*) FILTER (WHERE action = 'rejected') AS plan_rejections,
-      count(*) FILTER (WHERE iteration = 0 AND (action IN ('rejected', 'unusable') OR ${changed('stripped')} OR ${changed('added')}))
+  pc AS (SELECT run_id, CAST(count(*) FILTER (WHERE action = 'rejected') AS INTEGER) AS plan_rejections,
+      CAST(count(*) FILTER (WHERE iteration = 0 AND (action IN ('rejected', 'unusable') OR ${changed('stripped')} OR ${changed('added')})) AS INTEGER)
         AS first_plan_check
     FROM plan_checks GROUP BY run_id),
-  fp AS (SELECT run_id, count(*) AS fast_paths FROM fast_paths GROUP BY run_id),
-  lc AS (SELECT run_id, count(*) AS llm_calls, sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
-      sum(thinking_tokens) AS thinking_tokens, sum(usd) AS call_usd
+  fp AS (SELECT run_id, CAST(count(*) AS INTEGER) AS fast_paths FROM fast_paths GROUP BY run_id),
+  lc AS (SELECT run_id, CAST(count(*) AS INTEGER) AS llm_calls, CAST(sum(input_tokens) AS DOUBLE) AS input_tokens, CAST(sum(output_tokens) AS DOUBLE) AS output_tokens,
+      CAST(sum(thinking_tokens) AS DOUBLE) AS thinking_tokens, CAST(sum(usd) AS DOUBLE) AS call_usd
     FROM llm_calls GROUP BY run_id),
-  rs AS (SELECT run_id, count(DISTINCT task_id) AS accepted_designs,
-      count(DISTINCT task_id) FILTER (WHERE NOT passed) AS false_accepts
+  rs AS (SELECT run_id, CAST(count(DISTINCT task_id) AS INTEGER) AS accepted_designs,
+      CAST(count(DISTINCT task_id) FILTER (WHERE NOT passed) AS INTEGER) AS false_accepts
     FROM resimulations GROUP BY run_id),
-  ev AS (SELECT run_id, count(*) AS evaluations FROM evaluations GROUP BY run_id)
+  ev AS (SELECT run_id, CAST(count(*) AS INTEGER) AS evaluations FROM evaluations GROUP BY run_id)
   SELECT r.run_id, r.task, r.method, r.repeat, r.seed, r.status, r.core, r.x_tiles, r.y_tiles, r.job_key,
     coalesce(r.fault, r.meta->>'$.fault') AS fault,
     coalesce(r.backend, r.meta->>'$.backend') AS backend,

@@ -29,10 +29,12 @@ export interface SignedRankTest {
 
 /**
  * Exact two-sided Wilcoxon signed-rank test of paired differences against zero.
- * Differences are rounded to `precision` first. Without ties the p-value is @stdlib/stats-wilcoxon's
- * exact one; with tied |differences| stdlib would switch to a normal approximation, so the exact
- * null distribution of the average ranks is enumerated instead (a count over all 2^n sign patterns,
- * done as a convolution on doubled ranks, which are integers).
+ * Differences are rounded to `precision` first. Up to STDLIB_EXACT_MAX untied differences, the p-value
+ * is @stdlib/stats-wilcoxon's exact one. With tied |differences| stdlib switches to a normal
+ * approximation, and above that size its exact distribution (a memoised recursion) costs about 0.2 s
+ * per test at n = 200; there the exact null distribution of the (average) ranks is counted instead,
+ * over all 2^n sign patterns, as a convolution on doubled ranks (integers). Tests check that both
+ * give the same p wherever both apply.
  * @example signedRankTest([1, 2, 3, 4, 5]) // { n: 5, wPlus: 15, p: 0.0625, ... }
  */
 export function signedRankTest(differences: readonly number[], precision = DIFFERENCE_PRECISION_S): SignedRankTest {
@@ -45,15 +47,18 @@ export function signedRankTest(differences: readonly number[], precision = DIFFE
   const wPlus = nonZero.reduce((sum, d, i) => (d > 0 ? sum + ranks[i]! : sum), 0);
   const ties = new Set(nonZero.map(Math.abs)).size < n;
   const minimumP = Math.min(1, 2 / 2 ** n);
-  if (!ties) {
+  if (!ties && n <= STDLIB_EXACT_MAX) {
     const result = wilcoxon(nonZero, { exact: true, alternative: 'two-sided' });
     return { n, zeros, wPlus: result.statistic, p: Math.min(1, result.pValue), ties, minimumP };
   }
-  return { n, zeros, wPlus, p: exactTiedP(ranks, wPlus), ties, minimumP };
+  return { n, zeros, wPlus, p: exactP(ranks, wPlus), ties, minimumP };
 }
 
-/** P(|W+ − E| ≥ |observed − E|) under random signs, with ranks that may be halves. */
-function exactTiedP(ranks: readonly number[], wPlus: number): number {
+/** The largest untied sample handed to stdlib's exact test (its own default limit). */
+export const STDLIB_EXACT_MAX = 50;
+
+/** Exact two-sided P(|W+ − E| ≥ |observed − E|) under random signs; ranks may be halves. */
+function exactP(ranks: readonly number[], wPlus: number): number {
   const doubled = ranks.map((r) => Math.round(r * 2));
   const total = doubled.reduce((a, b) => a + b, 0);
   // Probability of each doubled positive-rank sum; multiplying by ½ per difference keeps it finite for large n.
@@ -175,7 +180,7 @@ export function bootstrapMedian(values: readonly number[], options: BootstrapOpt
   // xorshift32: this loop draws resamples × n indices, and a generator call per draw would dominate.
   let state = options.seed | 0 || 0x9e3779b9;
   for (let b = 0; b < options.resamples; b++) {
-    counts.fill(0);
+    for (let i = 0; i < n; i++) counts[i] = 0;
     for (let i = 0; i < n; i++) {
       state ^= state << 13;
       state ^= state >>> 17;

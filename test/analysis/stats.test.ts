@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import wilcoxon from '@stdlib/stats-wilcoxon';
 import {
   averageRanks,
   bootstrapMedian,
@@ -67,6 +68,15 @@ describe('exact Wilcoxon signed-rank test', () => {
       const t = signedRankTest(diffs);
       assert.ok(Math.abs(t.p - bruteForceP(diffs)) < 1e-12, `${diffs}: ${t.p} vs ${bruteForceP(diffs)}`);
     }
+  });
+
+  it('counts the exact distribution itself beyond the range it hands to stdlib, agreeing with it', () => {
+    // 60 untied differences: stdlib's exact:true p against the convolution used above 50 pairs.
+    const diffs = Array.from({ length: 60 }, (_, i) => (i + 1) * (i % 3 === 0 ? -1 : 1) + 0.001 * i);
+    const t = signedRankTest(diffs);
+    const reference = wilcoxon(diffs, { exact: true });
+    assert.equal(t.wPlus, reference.statistic);
+    assert.ok(Math.abs(t.p - reference.pValue) < 1e-12, `${t.p} vs ${reference.pValue}`);
   });
 
   it('rounds differences first, so float noise neither makes nor breaks a tie', () => {
