@@ -9,7 +9,7 @@
  * checks) × repeats; per run 2 iterations, 3 task rows, 4 LLM calls, 1 failure, 1 plan check, a
  * probe on every fourth run, and re-simulations for build_check.
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -184,14 +184,19 @@ async function measure(open: () => Promise<Source & { close?(): void }>) {
 const duckPath = join(dir, 'bench.duckdb');
 const sqlitePath = join(dir, 'bench.sqlite');
 console.log(`synthetic study: ${RUNS} runs in ${dir}`);
+// With --keep DIR, files from an earlier run of the same size are reused.
+const reuse = existsSync(duckPath) && existsSync(sqlitePath);
 const [genS] = await time(async () => {
+  if (reuse) return;
   const store = await Store.open(duckPath);
   await store.write(async (tx) => {
     for (const statement of generate(RUNS)) await tx.run(statement);
   });
   await closeAllStores();
 });
-const [copyS] = await time(() => copyToSqlite(duckPath, sqlitePath));
+const [copyS] = await time(async () => {
+  if (!reuse) await copyToSqlite(duckPath, sqlitePath);
+});
 const check = await analyseSources([await duckdbSource(duckPath)]);
 console.log(
   `generated in ${genS.toFixed(1)} s (DuckDB ${(statSync(duckPath).size / 1e6).toFixed(0)} MB), ` +

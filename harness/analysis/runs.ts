@@ -47,7 +47,7 @@ const STAGE_CODES = ['narrowing', 'triage', 'raw_evidence', 'short_circuit', 'no
 const UNSTAGED = STAGE_CODES.length;
 const OTHER_STAGE = STAGE_CODES.length + 1;
 
-function runRowsSql(dialect: Dialect): string {
+export function runRowsSql(dialect: Dialect): string {
   const d = DIALECTS[dialect];
   const stageCase = `CASE ${STAGE_CODES.map((s, i) => `WHEN stage = '${s}' THEN ${i}`).join(' ')}
       WHEN stage IS NULL AND diagnosis = 'raw_evidence' THEN ${STAGE_CODES.indexOf('raw_evidence')}
@@ -98,60 +98,100 @@ function runRowsSql(dialect: Dialect): string {
   WHERE r.task IS NOT NULL`;
 }
 
-const count = z
-  .number()
-  .nullable()
-  .transform((n) => n ?? 0);
-const nullableNumber = z.number().nullable();
-const text = z.string().nullable();
+/**
+ * The columns of runRowsSql and what each may hold: `count` is a number that NULL means 0 of (a run
+ * with no rows in that table). Checked column by column as rows leave the database, with a loop
+ * rather than a zod schema per value: a report reads a hundred thousand runs.
+ */
+const RAW_COLUMNS = {
+  run_id: 'string',
+  task: 'string',
+  method: 'string?',
+  repeat: 'number?',
+  seed: 'number?',
+  status: 'string',
+  core: 'string',
+  x_tiles: 'number',
+  y_tiles: 'number',
+  job_key: 'string?',
+  fault: 'string?',
+  backend: 'string?',
+  model: 'string?',
+  started_s: 'number',
+  wall_s: 'number?',
+  budget_s: 'number?',
+  iterations: 'count',
+  iteration_usd: 'count',
+  builds: 'count',
+  fresh_builds: 'count',
+  task_s: 'count',
+  simulations: 'count',
+  passed_tasks: 'count',
+  probes: 'count',
+  probe_s: 'count',
+  first_probes: 'count',
+  failures: 'count',
+  recovered_failures: 'count',
+  first_stage: 'number?',
+  plan_rejections: 'count',
+  first_plan_check: 'count',
+  fast_paths: 'count',
+  llm_calls: 'count',
+  input_tokens: 'count',
+  output_tokens: 'count',
+  thinking_tokens: 'count',
+  call_usd: 'number?',
+  accepted_designs: 'number?',
+  false_accepts: 'number?',
+  evaluations: 'count',
+} as const;
 
-/** A row of runRowsSql as the database returns it (both dialects). */
-const RawRunSchema = z.object({
-  run_id: z.string(),
-  task: z.string(),
-  method: z
-    .string()
-    .nullable()
-    .transform((m) => m ?? 'mace'),
-  repeat: nullableNumber,
-  seed: nullableNumber,
-  status: z.string(),
-  core: z.string(),
-  x_tiles: z.number(),
-  y_tiles: z.number(),
-  job_key: text,
-  fault: text,
-  backend: text,
-  model: text,
-  started_s: z.number(),
-  wall_s: nullableNumber,
-  budget_s: nullableNumber,
-  iterations: count,
-  iteration_usd: count,
-  builds: count,
-  fresh_builds: count,
-  task_s: count,
-  simulations: count,
-  passed_tasks: count,
-  probes: count,
-  probe_s: count,
-  first_probes: count,
-  failures: count,
-  recovered_failures: count,
-  first_stage: nullableNumber,
-  plan_rejections: count,
-  first_plan_check: count,
-  fast_paths: count,
-  llm_calls: count,
-  input_tokens: count,
-  output_tokens: count,
-  thinking_tokens: count,
-  call_usd: nullableNumber,
-  accepted_designs: nullableNumber,
-  false_accepts: nullableNumber,
-  evaluations: count,
-});
-type RawRun = z.infer<typeof RawRunSchema>;
+type ValueKind = (typeof RAW_COLUMNS)[keyof typeof RAW_COLUMNS];
+type ValueOf<K extends ValueKind> = K extends 'string'
+  ? string
+  : K extends 'string?'
+    ? string | null
+    : K extends 'number?'
+      ? number | null
+      : number;
+type RawRun = { -readonly [K in keyof typeof RAW_COLUMNS]: ValueOf<(typeof RAW_COLUMNS)[K]> };
+
+const ACCEPTS: Record<ValueKind, (v: unknown) => boolean> = {
+  string: (v) => typeof v === 'string',
+  'string?': (v) => v === null || typeof v === 'string',
+  number: (v) => typeof v === 'number',
+  'number?': (v) => v === null || typeof v === 'number',
+  count: (v) => v === null || typeof v === 'number',
+};
+
+type RawColumns = { readonly [K in keyof RawRun]: RawRun[K][] };
+
+/** A run within its source's columns: rows are never materialised twice. */
+interface RawRef {
+  readonly c: RawColumns;
+  readonly i: number;
+  readonly source: string;
+}
+
+/** The columns, each value checked against RAW_COLUMNS; NULL counts become 0 and a NULL method mace. */
+function rawColumns(columns: Record<string, unknown[]>, label: string): RawColumns {
+  const names = Object.keys(RAW_COLUMNS) as (keyof RawRun)[];
+  const count = columns.run_id?.length ?? 0;
+  for (const name of names) {
+    const values = columns[name];
+    const bad = values ? values.findIndex((v) => !ACCEPTS[RAW_COLUMNS[name]](v)) : -1;
+    if (!values || values.length !== count || bad >= 0) {
+      throw new Error(
+        `${label}: run_rows column ${name} should hold ${RAW_COLUMNS[name]} values` +
+          (values ? `, found ${JSON.stringify(values[bad])} in row ${bad + 1}` : ', but is missing'),
+      );
+    }
+    if (RAW_COLUMNS[name] === 'count') for (let i = 0; i < count; i++) values[i] ??= 0;
+  }
+  // The original left the method NULL for plain runs of the loop.
+  for (let i = 0; i < count; i++) columns.method![i] ??= 'mace';
+  return columns as unknown as RawColumns;
+}
 
 /** One labelled run with every number the report uses. Field order is the CSV's column order. */
 export interface RunRow {
@@ -285,6 +325,8 @@ export interface LoadOptions {
   readonly hourlyUsd?: number;
 }
 
+const nullableNumber = z.number().nullable();
+
 const EvaluationSchema = z.object({
   run_id: z.string(),
   idx: z.number(),
@@ -294,17 +336,17 @@ const EvaluationSchema = z.object({
   area_um2: nullableNumber,
 });
 
-const OptionsSchema = z.object({ method: z.string().nullable(), options: text, runs: z.number() });
+const OptionsSchema = z.object({ method: z.string().nullable(), options: z.string().nullable(), runs: z.number() });
 
 interface SourceRows {
-  readonly raw: RawRun[];
+  readonly raw: RawColumns;
   readonly evaluations: EvaluationPoint[];
   readonly options: z.infer<typeof OptionsSchema>[];
 }
 
 async function readSource(source: Source): Promise<SourceRows> {
   return source.read(async (q: Queries) => {
-    const raw = (await q.all(runRowsSql(source.dialect))).map((row) => RawRunSchema.parse(row));
+    const raw = rawColumns(await q.columns(runRowsSql(source.dialect)), source.label);
     const evaluations = (
       await q.all(
         `SELECT e.run_id, e.idx, e.simulated, e.feasible, e.sim_time, e.area_um2
@@ -327,16 +369,17 @@ async function readSource(source: Source): Promise<SourceRows> {
  */
 export async function loadRuns(sources: readonly Source[], options: LoadOptions = {}): Promise<LoadedRuns> {
   const hourlyUsd = options.hourlyUsd ?? DEFAULT_HOURLY_USD;
-  const kept = new Map<string, { raw: RawRun; source: string }>();
+  const kept = new Map<string, RawRef>();
   const evaluations = new Map<string, EvaluationPoint[]>();
   const optionCounts = new Map<string, Map<string, number>>();
   let duplicates = 0;
   for (const source of sources) {
     const rows = await readSource(source);
-    for (const raw of rows.raw) {
-      const existing = kept.get(raw.run_id);
+    for (let i = 0; i < rows.raw.run_id.length; i++) {
+      const ref = { c: rows.raw, i, source: source.label };
+      const existing = kept.get(rows.raw.run_id[i]!);
       if (existing) duplicates++;
-      if (!existing || moreComplete(raw, existing.raw)) kept.set(raw.run_id, { raw, source: source.label });
+      if (!existing || moreComplete(ref, existing)) kept.set(rows.raw.run_id[i]!, ref);
     }
     for (const point of rows.evaluations) {
       const list = evaluations.get(point.run_id) ?? [];
@@ -350,12 +393,12 @@ export async function loadRuns(sources: readonly Source[], options: LoadOptions 
     }
   }
   const merged = [...kept.values()].sort(
-    (a, b) => a.raw.started_s - b.raw.started_s || a.raw.run_id.localeCompare(b.raw.run_id),
+    (a, b) => a.c.started_s[a.i]! - b.c.started_s[b.i]! || a.c.run_id[a.i]!.localeCompare(b.c.run_id[b.i]!),
   );
-  const replacedBy = replacements(merged.map(({ raw }) => raw));
-  const ceilings = taskCeilings(merged.map(({ raw }) => raw));
-  const rows = merged.map(({ raw, source }) =>
-    runRow(raw, source, replacedBy.get(raw.run_id) ?? null, ceilings.get(raw.task) ?? null, hourlyUsd),
+  const replacedBy = replacements(merged);
+  const ceilings = taskCeilings(merged);
+  const rows = merged.map((ref) =>
+    runRow(ref, replacedBy.get(ref.c.run_id[ref.i]!) ?? null, ceilings.get(ref.c.task[ref.i]!) ?? null, hourlyUsd),
   );
   const methodOptions = new Map<string, Record<string, unknown>>();
   for (const [method, counts] of optionCounts) {
@@ -371,98 +414,98 @@ export async function loadRuns(sources: readonly Source[], options: LoadOptions 
   };
 }
 
-function moreComplete(candidate: RawRun, current: RawRun): boolean {
-  const finished = (r: RawRun) => (r.wall_s === null ? 0 : 1);
-  return finished(candidate) - finished(current) > 0 || candidate.iterations > current.iterations;
+function moreComplete(candidate: RawRef, current: RawRef): boolean {
+  const finished = ({ c, i }: RawRef) => (c.wall_s[i] === null ? 0 : 1);
+  return (
+    finished(candidate) - finished(current) > 0 ||
+    candidate.c.iterations[candidate.i]! > current.c.iterations[current.i]!
+  );
 }
 
 /** run_id → the run that replaces it: the latest-started run of the same (task, method, repeat). */
-function replacements(runs: readonly RawRun[]): Map<string, string> {
-  const latest = new Map<string, RawRun>();
-  const key = (r: RawRun) => JSON.stringify([r.task, r.method, r.repeat]);
-  for (const run of runs) latest.set(key(run), run); // runs are in start order, so the last one wins
+function replacements(runs: readonly RawRef[]): Map<string, string> {
+  const latest = new Map<string, string>();
+  const key = ({ c, i }: RawRef) => `${c.task[i]}\u0000${c.method[i]}\u0000${c.repeat[i]}`;
+  for (const run of runs) latest.set(key(run), run.c.run_id[run.i]!); // in start order: the last one wins
   const replacedBy = new Map<string, string>();
   for (const run of runs) {
     const last = latest.get(key(run))!;
-    if (last.run_id !== run.run_id) replacedBy.set(run.run_id, last.run_id);
+    if (last !== run.c.run_id[run.i]) replacedBy.set(run.c.run_id[run.i]!, last);
   }
   return replacedBy;
 }
 
 /** Per task, the longest time any of its runs took or was allowed: the stand-in budget. */
-function taskCeilings(runs: readonly RawRun[]): Map<string, number> {
+function taskCeilings(runs: readonly RawRef[]): Map<string, number> {
   const ceilings = new Map<string, number>();
-  for (const run of runs) {
-    const longest = Math.max(run.wall_s ?? 0, run.budget_s ?? 0);
-    ceilings.set(run.task, Math.max(ceilings.get(run.task) ?? 0, longest));
+  for (const { c, i } of runs) {
+    const longest = Math.max(c.wall_s[i] ?? 0, c.budget_s[i] ?? 0);
+    ceilings.set(c.task[i]!, Math.max(ceilings.get(c.task[i]!) ?? 0, longest));
   }
   return ceilings;
 }
 
-function runRow(
-  raw: RawRun,
-  source: string,
-  replacedBy: string | null,
-  taskCeiling: number | null,
-  hourlyUsd: number,
-): RunRow {
-  const passed = raw.status === 'passed';
-  const machine_s = raw.task_s + raw.probe_s;
-  const llm_usd = raw.llm_calls > 0 ? (raw.call_usd ?? 0) : raw.iteration_usd;
+function runRow(ref: RawRef, replacedBy: string | null, taskCeiling: number | null, hourlyUsd: number): RunRow {
+  const { c, i, source } = ref;
+  const at = <K extends keyof RawRun>(name: K) => c[name][i] as RawRun[K];
+  const passed = at('status') === 'passed';
+  const machine_s = at('task_s') + at('probe_s');
+  const llm_usd = at('llm_calls') > 0 ? (at('call_usd') ?? 0) : at('iteration_usd');
   const compute_usd = (machine_s / 3600) * hourlyUsd;
-  const censorAt = Math.max(raw.wall_s ?? 0, raw.budget_s ?? taskCeiling ?? 0);
+  const censorAt = Math.max(at('wall_s') ?? 0, at('budget_s') ?? taskCeiling ?? 0);
   return {
     source,
-    run_id: raw.run_id,
-    task: raw.task,
-    method: raw.method,
-    repeat: raw.repeat,
-    seed: raw.seed,
-    status: raw.status,
-    fault: raw.fault,
-    job_key: raw.job_key,
-    backend: raw.backend,
-    model: raw.model,
-    core: raw.core,
-    mesh: `${raw.x_tiles}x${raw.y_tiles}`,
-    started_at: new Date(Math.round(raw.started_s * 1000)),
+    run_id: at('run_id'),
+    task: at('task'),
+    method: at('method') ?? 'mace',
+    repeat: at('repeat'),
+    seed: at('seed'),
+    status: at('status'),
+    fault: at('fault'),
+    job_key: at('job_key'),
+    backend: at('backend'),
+    model: at('model'),
+    core: at('core'),
+    mesh: `${at('x_tiles')}x${at('y_tiles')}`,
+    started_at: new Date(Math.round(at('started_s') * 1000)),
     replaced: replacedBy !== null,
     replaced_by: replacedBy,
     passed,
-    wall_s: raw.wall_s,
-    budget_s: raw.budget_s,
-    time_to_pass_s: raw.wall_s === null ? null : passed ? raw.wall_s : censorAt,
-    censored: raw.wall_s !== null && !passed,
-    iterations: raw.iterations,
+    wall_s: at('wall_s'),
+    budget_s: at('budget_s'),
+    time_to_pass_s: at('wall_s') === null ? null : passed ? at('wall_s') : censorAt,
+    censored: at('wall_s') !== null && !passed,
+    iterations: at('iterations'),
     machine_s,
-    builds: raw.builds,
-    fresh_builds: raw.fresh_builds,
-    probes: raw.probes,
-    simulations: raw.simulations,
-    passed_tasks: raw.passed_tasks,
-    failures: raw.failures,
-    recovered_failures: raw.recovered_failures,
-    plan_rejections: raw.plan_rejections,
-    fast_paths: raw.fast_paths,
-    llm_calls: raw.llm_calls,
-    input_tokens: raw.input_tokens,
-    output_tokens: raw.output_tokens,
-    thinking_tokens: raw.thinking_tokens,
+    builds: at('builds'),
+    fresh_builds: at('fresh_builds'),
+    probes: at('probes'),
+    simulations: at('simulations'),
+    passed_tasks: at('passed_tasks'),
+    failures: at('failures'),
+    recovered_failures: at('recovered_failures'),
+    plan_rejections: at('plan_rejections'),
+    fast_paths: at('fast_paths'),
+    llm_calls: at('llm_calls'),
+    input_tokens: at('input_tokens'),
+    output_tokens: at('output_tokens'),
+    thinking_tokens: at('thinking_tokens'),
     llm_usd,
     compute_usd,
     total_usd: llm_usd + compute_usd,
-    accepted_designs: raw.accepted_designs,
-    false_accepts: raw.accepted_designs === null ? null : raw.false_accepts,
-    evaluations: raw.evaluations,
-    caught_by: caughtBy(raw),
+    accepted_designs: at('accepted_designs'),
+    false_accepts: at('accepted_designs') === null ? null : at('false_accepts'),
+    evaluations: at('evaluations'),
+    caught_by: caughtBy(ref),
   };
 }
 
-function caughtBy(raw: RawRun): CatchStage {
-  if (raw.first_plan_check > 0) return 'plan_check';
-  if (raw.first_stage === null) return 'not_caught';
-  if (raw.first_stage === UNSTAGED) return raw.first_probes > 0 ? 'narrowing' : 'triage';
-  return STAGE_CODES[raw.first_stage] ?? 'other';
+function caughtBy({ c, i }: RawRef): CatchStage {
+  const stage = c.first_stage[i]!;
+  if (c.first_plan_check[i]! > 0) return 'plan_check';
+  if (stage === null) return 'not_caught';
+  if (stage === UNSTAGED) return c.first_probes[i]! > 0 ? 'narrowing' : 'triage';
+  return STAGE_CODES[stage] ?? 'other';
 }
 
 /** True when a run counts in the statistics: not replaced and finished. */

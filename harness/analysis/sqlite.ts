@@ -48,7 +48,23 @@ export function sqliteQueries(db: Database): Queries {
       statement.free();
     }
   };
-  return { all, one: async <T>(sql: string, params: Params = []) => (await all<T>(sql, params))[0] };
+  return {
+    all,
+    one: async <T>(sql: string, params: Params = []) => (await all<T>(sql, params))[0],
+    async columns(sql, params = []) {
+      const statement = db.prepare(sql);
+      try {
+        statement.bind(params as SqlValue[]);
+        const names = statement.getColumnNames();
+        const columns: Record<string, unknown[]> = Object.fromEntries(names.map((name) => [name, []]));
+        const lists = names.map((name) => columns[name]!);
+        while (statement.step()) statement.get().forEach((value, i) => lists[i]!.push(value));
+        return columns;
+      } finally {
+        statement.free();
+      }
+    },
+  };
 }
 
 /** An SQLite file holding this project's tables (SQLite types) as an analysis source. */

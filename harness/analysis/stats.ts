@@ -61,18 +61,18 @@ export const STDLIB_EXACT_MAX = 50;
 function exactP(ranks: readonly number[], wPlus: number): number {
   const doubled = ranks.map((r) => Math.round(r * 2));
   const total = doubled.reduce((a, b) => a + b, 0);
-  // Probability of each doubled positive-rank sum; multiplying by ½ per difference keeps it finite for large n.
-  let dist = new Float64Array(total + 1);
+  // Probability of each doubled positive-rank sum, built one difference at a time (in place, from
+  // the top down); halving at each step keeps it finite for large n.
+  const dist = new Float64Array(total + 1);
   dist[0] = 1;
+  let reach = 0;
   for (const r of doubled) {
-    const next = new Float64Array(total + 1);
-    for (let s = 0; s <= total; s++) {
-      const mass = dist[s]!;
-      if (mass === 0) continue;
-      next[s]! += mass / 2;
-      next[s + r]! += mass / 2;
+    for (let s = reach; s >= 0; s--) {
+      const half = dist[s]! / 2;
+      dist[s] = half;
+      dist[s + r]! += half;
     }
-    dist = next;
+    reach += r;
   }
   // In doubled units the mean is total/2; compare 2·|S − mean| as integers to avoid rounding.
   const observed = Math.abs(2 * Math.round(wPlus * 2) - total);
@@ -143,10 +143,7 @@ export function iqr(values: readonly number[]): number | null {
   return quantileSorted(sorted, 0.75) - quantileSorted(sorted, 0.25);
 }
 
-/**
- * A seed for one estimate, from the report's seed and the estimate's name (FNV-1a). Each interval
- * draws its own stream, so adding a method or a database never moves the intervals of the others.
- */
+/** A well-mixed 32-bit seed from a seed and some names (FNV-1a). */
 export function seedFor(seed: number, ...names: readonly (string | number | null)[]): number {
   let hash = 0x811c9dc5 ^ seed;
   for (const char of names.map(String).join('\u0000')) {
@@ -166,41 +163,104 @@ export interface BootstrapOptions {
 /**
  * Percentile-bootstrap interval of the median: `resamples` samples drawn with replacement, the
  * median of each, and the (1−level)/2 and (1+level)/2 type-7 quantiles of those medians. Null with
- * fewer than two values. Each resample is counted into the sorted values rather than sorted itself,
- * so it costs O(n).
+ * fewer than two values.
+ *
+ * Which order statistics a resample's median falls on depends only on the sample size, so the
+ * resampled median ranks are drawn once per (size, resamples, seed) and applied to every sample of
+ * that size: each interval is still an ordinary seeded bootstrap, the intervals of equal-sized cells
+ * share their random numbers (which makes them comparable), and a report draws each size once.
  */
 export function bootstrapMedian(values: readonly number[], options: BootstrapOptions): Interval | null {
   const n = values.length;
   if (n < 2) return null;
   const sorted = Float64Array.from(values).sort();
+  const { low, high } = medianRanks(n, options.resamples, options.seed);
+  if (scratch.length < options.resamples) scratch = new Float64Array(options.resamples);
+  const medians = scratch.subarray(0, options.resamples);
+  for (let b = 0; b < options.resamples; b++) medians[b] = (sorted[low[b]!]! + sorted[high[b]!]!) / 2;
+  const level = options.level ?? 0.95;
+  return { lo: quantileSelect(medians, (1 - level) / 2), hi: quantileSelect(medians, (1 + level) / 2) };
+}
+
+/** Reused between calls: a report computes thousands of intervals. */
+let scratch = new Float64Array(0);
+
+/** The type-7 q-quantile of unsorted values, by selection (reorders `values`). */
+export function quantileSelect(values: Float64Array, q: number): number {
+  const h = (values.length - 1) * q;
+  const k = Math.floor(h);
+  const below = select(values, k);
+  if (k + 1 >= values.length || h === k) return below;
+  // After selecting k, everything right of k is at least as large: the next order statistic is their minimum.
+  let next = Infinity;
+  for (let i = k + 1; i < values.length; i++) if (values[i]! < next) next = values[i]!;
+  return below + (h - k) * (next - below);
+}
+
+/** Quickselect (Hoare partition, middle pivot): the k-th smallest (0-based), leaving it at index k. */
+function select(values: Float64Array, k: number): number {
+  let left = 0;
+  let right = values.length - 1;
+  while (left < right) {
+    const pivot = values[(left + right) >> 1]!;
+    let i = left;
+    let j = right;
+    while (i <= j) {
+      while (values[i]! < pivot) i++;
+      while (values[j]! > pivot) j--;
+      if (i <= j) {
+        const t = values[i]!;
+        values[i++] = values[j]!;
+        values[j--] = t;
+      }
+    }
+    if (k <= j) right = j;
+    else if (k >= i) left = i;
+    else break;
+  }
+  return values[k]!;
+}
+
+interface MedianRanks {
+  /** Per resample, the 0-based ranks in the sorted sample of its two middle values (equal for odd n). */
+  readonly low: Uint32Array;
+  readonly high: Uint32Array;
+}
+
+const rankDraws = new Map<string, MedianRanks>();
+const RANK_DRAWS_KEPT = 64;
+
+function medianRanks(n: number, resamples: number, seed: number): MedianRanks {
+  const key = `${n}:${resamples}:${seed}`;
+  const cached = rankDraws.get(key);
+  if (cached) return cached;
+  const low = new Uint32Array(resamples);
+  const high = new Uint32Array(resamples);
   const counts = new Uint32Array(n);
-  const medians = new Float64Array(options.resamples);
   const lowRank = (n - 1) >> 1;
   const highRank = n >> 1;
-  // xorshift32: this loop draws resamples × n indices, and a generator call per draw would dominate.
-  let state = options.seed | 0 || 0x9e3779b9;
-  for (let b = 0; b < options.resamples; b++) {
-    for (let i = 0; i < n; i++) counts[i] = 0;
+  // xorshift32, inlined: this loop makes resamples × n draws.
+  let state = seedFor(seed, 'median ranks', n) | 0 || 0x9e3779b9;
+  for (let b = 0; b < resamples; b++) {
+    counts.fill(0);
     for (let i = 0; i < n; i++) {
       state ^= state << 13;
       state ^= state >>> 17;
       state ^= state << 5;
       counts[((state >>> 0) * n * TWO_TO_MINUS_32) | 0]!++;
     }
+    // Walk the counts to the positions of the resample's two middle values.
     let seen = 0;
-    let low = Number.NaN;
-    for (let i = 0; i < n; i++) {
-      seen += counts[i]!;
-      if (Number.isNaN(low) && seen > lowRank) low = sorted[i]!;
-      if (seen > highRank) {
-        medians[b] = (low + sorted[i]!) / 2;
-        break;
-      }
-    }
+    let i = 0;
+    while (seen + counts[i]! <= lowRank) seen += counts[i++]!;
+    low[b] = i;
+    while (seen + counts[i]! <= highRank) seen += counts[i++]!;
+    high[b] = i;
   }
-  medians.sort();
-  const level = options.level ?? 0.95;
-  return { lo: quantileSorted(medians, (1 - level) / 2), hi: quantileSorted(medians, (1 + level) / 2) };
+  if (rankDraws.size >= RANK_DRAWS_KEPT) rankDraws.clear();
+  const draws = { low, high };
+  rankDraws.set(key, draws);
+  return draws;
 }
 
 /**

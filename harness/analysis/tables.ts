@@ -9,7 +9,6 @@ import {
   holm,
   iqr,
   median,
-  seedFor,
   signedRankTest,
   wilson,
   type Interval,
@@ -68,7 +67,7 @@ export interface CellSummary {
 }
 
 /** Median time to pass with its censoring flag and bootstrap interval. */
-export function timeToPass(rows: readonly RunRow[], bootstrap: BootstrapSettings, ...name: string[]): TimeToPass {
+export function timeToPass(rows: readonly RunRow[], bootstrap: BootstrapSettings): TimeToPass {
   const timed = rows
     .filter((r) => r.time_to_pass_s !== null)
     .map((r) => ({ t: r.time_to_pass_s!, censored: r.censored }))
@@ -81,7 +80,7 @@ export function timeToPass(rows: readonly RunRow[], bootstrap: BootstrapSettings
   return {
     median_s: (timed[lowRank]!.t + timed[highRank]!.t) / 2,
     censored: timed[lowRank]!.censored || timed[highRank]!.censored,
-    ci: bootstrapMedian(times, { resamples: bootstrap.resamples, seed: seedFor(bootstrap.seed, 'ttp', ...name) }),
+    ci: bootstrapMedian(times, bootstrap),
   };
 }
 
@@ -117,7 +116,7 @@ export function cellSummaries(rows: readonly RunRow[], bootstrap: BootstrapSetti
         runs: runs.length,
         passed: passedRuns.length,
         pass_rate: wilson(passedRuns.length, runs.length),
-        time_to_pass: timeToPass(runs, bootstrap, task, method),
+        time_to_pass: timeToPass(runs, bootstrap),
         passed_time_s: median(passedTimes),
         passed_time_iqr_s: iqr(passedTimes),
         medians,
@@ -190,7 +189,7 @@ export function methodSummaries(
         runs: runs.length,
         passed: passed.length,
         pass_rate: wilson(passed.length, runs.length),
-        time_to_pass: timeToPass(runs, bootstrap, method),
+        time_to_pass: timeToPass(runs, bootstrap),
         passed_time_s: median(passed.map((r) => r.wall_s!)),
         machine_s: median(runs.map((r) => r.machine_s)),
         llm_usd_total: sum('llm_usd'),
@@ -256,7 +255,7 @@ export function comparisons(
         const ref = byKey.get(cellKey(c.task, reference));
         return ref && c.time_to_pass.median_s !== null && ref.time_to_pass.median_s !== null ? [{ cell: c, ref }] : [];
       });
-    const paired = (value: (c: CellSummary) => number | null, name: string): PairedDifference => {
+    const paired = (value: (c: CellSummary) => number | null): PairedDifference => {
       const diffs = pairs.flatMap(({ cell, ref }) => {
         const a = value(cell);
         const b = value(ref);
@@ -264,7 +263,7 @@ export function comparisons(
       });
       return {
         median: median(diffs),
-        ci: bootstrapMedian(diffs, { resamples: bootstrap.resamples, seed: seedFor(bootstrap.seed, name, method) }),
+        ci: bootstrapMedian(diffs, bootstrap),
       };
     };
     const time = (c: CellSummary) => c.time_to_pass.median_s;
@@ -280,12 +279,12 @@ export function comparisons(
       tasks: pairs.length,
       pass_rate: rate('cell'),
       reference_pass_rate: rate('ref'),
-      time_difference_s: paired(time, 'time'),
+      time_difference_s: paired(time),
       test: signedRankTest(pairs.map(({ cell, ref }) => time(cell)! - time(ref)!)),
       p_holm: null as number | null,
-      builds_difference: paired((c) => c.medians.builds, 'builds'),
-      llm_calls_difference: paired((c) => c.medians.llm_calls, 'llm_calls'),
-      total_usd_difference: paired((c) => c.medians.total_usd, 'total_usd'),
+      builds_difference: paired((c) => c.medians.builds),
+      llm_calls_difference: paired((c) => c.medians.llm_calls),
+      total_usd_difference: paired((c) => c.medians.total_usd),
       per_task: pairs.map(({ cell, ref }) => ({ task: cell.task, method_s: time(cell)!, reference_s: time(ref)! })),
     };
   });
