@@ -9,7 +9,7 @@
  * checks) × repeats; per run 2 iterations, 3 task rows, 4 LLM calls, 1 failure, 1 plan check, a
  * probe on every fourth run, and re-simulations for build_check.
  */
-import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,8 +17,7 @@ import { analyse, analyseSources } from '../harness/analysis/analyse.ts';
 import { renderMarkdown } from '../harness/analysis/report.ts';
 import { loadRuns } from '../harness/analysis/runs.ts';
 import { duckdbSource, type Source } from '../harness/analysis/source.ts';
-import { openSqlite, sqliteSource } from '../harness/analysis/sqlite.ts';
-import { TABLES, TABLE_NAMES, type ColumnType } from '../mace/store/schema.ts';
+import { copyToSqlite, sqliteSource } from '../harness/analysis/sqlite.ts';
 import { Store, closeAllStores } from '../mace/store/store.ts';
 
 const { values: args } = parseArgs({
@@ -107,51 +106,6 @@ function generate(runs: number): string[] {
      SELECT 'run' || i, 't2', 'addi.S', CASE WHEN i % 5 = 0 THEN 'fail' ELSE 'pass' END, i % 5 <> 0, 9
      FROM gen WHERE method = 'build_check' AND pass`,
   ];
-}
-
-const SQLITE_TYPE: Record<ColumnType, string> = {
-  VARCHAR: 'TEXT',
-  JSON: 'TEXT',
-  'VARCHAR[]': 'TEXT',
-  INTEGER: 'INTEGER',
-  BIGINT: 'INTEGER',
-  BOOLEAN: 'INTEGER',
-  DOUBLE: 'REAL',
-  TIMESTAMP: 'REAL',
-};
-
-/** DuckDB → SQLite, the way the original stored each type: epoch seconds, 0/1, JSON text. */
-async function copyToSqlite(duckPath: string, sqlitePath: string): Promise<void> {
-  const store = await Store.openForRead(duckPath);
-  const sqlite = await openSqlite();
-  for (const table of TABLE_NAMES) {
-    const columns = Object.entries(TABLES[table].columns as Record<string, ColumnType>);
-    sqlite.exec(
-      `CREATE TABLE ${table} (${columns.map(([c, t]) => `${c} ${SQLITE_TYPE[t]}`).join(', ')}, ` +
-        `PRIMARY KEY (${TABLES[table].primaryKey.join(', ')}))`,
-    );
-    const select = columns
-      .map(([c, t]) =>
-        t === 'TIMESTAMP'
-          ? `epoch(${c}) AS ${c}`
-          : t === 'BOOLEAN'
-            ? `CAST(${c} AS INTEGER) AS ${c}`
-            : t === 'VARCHAR[]'
-              ? `CAST(to_json(${c}) AS VARCHAR) AS ${c}`
-              : t === 'JSON'
-                ? `CAST(${c} AS VARCHAR) AS ${c}`
-                : c,
-      )
-      .join(', ');
-    const rows = await store.read((q) => q.all<Record<string, unknown>>(`SELECT ${select} FROM ${table}`));
-    const insert = sqlite.prepare(`INSERT INTO ${table} VALUES (${columns.map(() => '?').join(', ')})`);
-    sqlite.exec('BEGIN');
-    for (const row of rows) insert.run(columns.map(([c]) => (row[c] ?? null) as number | string | null));
-    sqlite.exec('COMMIT');
-    insert.free();
-  }
-  writeFileSync(sqlitePath, sqlite.export());
-  sqlite.close();
 }
 
 async function time<T>(fn: () => Promise<T>): Promise<[number, T]> {

@@ -47,6 +47,28 @@ const STAGE_CODES = ['narrowing', 'triage', 'raw_evidence', 'short_circuit', 'no
 const UNSTAGED = STAGE_CODES.length;
 const OTHER_STAGE = STAGE_CODES.length + 1;
 
+/**
+ * Text columns with few distinct values travel as codes (their rank among the distinct values), and
+ * each distinct value once: converting a string per run out of the database costs more than the query.
+ */
+const CODED = {
+  task: 'r.task',
+  method: "coalesce(r.method, 'mace')",
+  status: 'r.status',
+  core: 'r.core',
+  fault: "coalesce(r.fault, r.meta->>'$.fault')",
+  backend: "coalesce(r.backend, r.meta->>'$.backend')",
+  model: "coalesce(r.model, r.meta->>'$.model')",
+} as const;
+
+/** 1-based dense rank among the non-null values, NULL for NULL (both engines order NULLs differently). */
+const coded = (expression: string) =>
+  `CASE WHEN ${expression} IS NULL THEN NULL ELSE CAST(dense_rank() OVER (PARTITION BY ${expression} IS NULL ORDER BY ${expression}) AS INTEGER) END`;
+
+/** The distinct values of a coded column, in code order. */
+const dictionarySql = (expression: string) =>
+  `SELECT DISTINCT ${expression} AS value FROM runs r WHERE r.task IS NOT NULL AND ${expression} IS NOT NULL ORDER BY 1`;
+
 export function runRowsSql(dialect: Dialect): string {
   const d = DIALECTS[dialect];
   const stageCase = `CASE ${STAGE_CODES.map((s, i) => `WHEN stage = '${s}' THEN ${i}`).join(' ')}
@@ -79,10 +101,10 @@ export function runRowsSql(dialect: Dialect): string {
       CAST(count(DISTINCT task_id) FILTER (WHERE NOT passed) AS INTEGER) AS false_accepts
     FROM resimulations GROUP BY run_id),
   ev AS (SELECT run_id, CAST(count(*) AS INTEGER) AS evaluations FROM evaluations GROUP BY run_id)
-  SELECT r.run_id, r.task, r.method, r.repeat, r.seed, r.status, r.core, r.x_tiles, r.y_tiles, r.job_key,
-    coalesce(r.fault, r.meta->>'$.fault') AS fault,
-    coalesce(r.backend, r.meta->>'$.backend') AS backend,
-    coalesce(r.model, r.meta->>'$.model') AS model,
+  SELECT r.run_id, r.repeat, r.seed, r.x_tiles, r.y_tiles, r.job_key,
+    ${Object.entries(CODED)
+      .map(([name, expression]) => `${coded(expression)} AS ${name}`)
+      .join(',\n    ')},
     ${d.epochSeconds('r.started_at')} AS started_s,
     ${d.epochSeconds('r.finished_at')} - ${d.epochSeconds('r.started_at')} AS wall_s,
     CAST(r.spec->>'$.budget.max_wall_s' AS DOUBLE) AS budget_s,
@@ -188,8 +210,6 @@ function rawColumns(columns: Record<string, unknown[]>, label: string): RawColum
     }
     if (RAW_COLUMNS[name] === 'count') for (let i = 0; i < count; i++) values[i] ??= 0;
   }
-  // The original left the method NULL for plain runs of the loop.
-  for (let i = 0; i < count; i++) columns.method![i] ??= 'mace';
   return columns as unknown as RawColumns;
 }
 
@@ -346,7 +366,12 @@ interface SourceRows {
 
 async function readSource(source: Source): Promise<SourceRows> {
   return source.read(async (q: Queries) => {
-    const raw = rawColumns(await q.columns(runRowsSql(source.dialect)), source.label);
+    const columns = await q.columns(runRowsSql(source.dialect));
+    for (const [name, expression] of Object.entries(CODED)) {
+      const values = (await q.columns(dictionarySql(expression))).value!;
+      columns[name] = columns[name]!.map((code) => (code === null ? null : values[(code as number) - 1]));
+    }
+    const raw = rawColumns(columns, source.label);
     const evaluations = (
       await q.all(
         `SELECT e.run_id, e.idx, e.simulated, e.feasible, e.sim_time, e.area_um2

@@ -3,10 +3,11 @@
  * Used to import the original Python MACE's databases and, in the benchmark, to run the report on a
  * SQLite copy. The whole file is read into memory, which suits results databases.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import initSqlJs, { type Database, type SqlValue } from 'sql.js';
 import { InputError } from '../../mace/errors.ts';
-import type { Params, Queries } from '../../mace/store/store.ts';
+import { TABLES, TABLE_NAMES, type ColumnType } from '../../mace/store/schema.ts';
+import { Store, type Params, type Queries } from '../../mace/store/store.ts';
 import type { Source } from './source.ts';
 
 const HEADER = 'SQLite format 3\u0000';
@@ -72,4 +73,53 @@ export async function sqliteSource(path: string): Promise<Source & { close(): vo
   const db = await openSqlite(path);
   const q = sqliteQueries(db);
   return { label: path, dialect: 'sqlite', read: (fn) => fn(q), close: () => db.close() };
+}
+
+const SQLITE_TYPE: Record<ColumnType, string> = {
+  VARCHAR: 'TEXT',
+  JSON: 'TEXT',
+  'VARCHAR[]': 'TEXT',
+  INTEGER: 'INTEGER',
+  BIGINT: 'INTEGER',
+  BOOLEAN: 'INTEGER',
+  DOUBLE: 'REAL',
+  TIMESTAMP: 'REAL',
+};
+
+/**
+ * An SQLite copy of a results database, each type stored the way the original did: timestamps as
+ * epoch seconds, booleans as 0/1, JSON and lists as JSON text. The benchmark and the tests use it to
+ * run the same analysis on both engines.
+ */
+export async function copyToSqlite(duckPath: string, sqlitePath: string): Promise<void> {
+  const store = await Store.openForRead(duckPath);
+  const sqlite = await openSqlite();
+  for (const table of TABLE_NAMES) {
+    const columns = Object.entries(TABLES[table].columns as Record<string, ColumnType>);
+    sqlite.exec(
+      `CREATE TABLE ${table} (${columns.map(([c, t]) => `${c} ${SQLITE_TYPE[t]}`).join(', ')}, ` +
+        `PRIMARY KEY (${TABLES[table].primaryKey.join(', ')}))`,
+    );
+    const select = columns
+      .map(([c, t]) =>
+        t === 'TIMESTAMP'
+          ? `epoch(${c}) AS ${c}`
+          : t === 'BOOLEAN'
+            ? `CAST(${c} AS INTEGER) AS ${c}`
+            : t === 'VARCHAR[]'
+              ? `CAST(to_json(${c}) AS VARCHAR) AS ${c}`
+              : t === 'JSON'
+                ? `CAST(${c} AS VARCHAR) AS ${c}`
+                : c,
+      )
+      .join(', ');
+    const rows = await store.read((q) => q.all<Record<string, unknown>>(`SELECT ${select} FROM ${table}`));
+    const insert = sqlite.prepare(`INSERT INTO ${table} VALUES (${columns.map(() => '?').join(', ')})`);
+    sqlite.exec('BEGIN');
+    for (const row of rows) insert.run(columns.map(([c]) => (row[c] ?? null) as number | string | null));
+    sqlite.exec('COMMIT');
+    insert.free();
+  }
+  writeFileSync(sqlitePath, sqlite.export());
+  sqlite.close();
 }

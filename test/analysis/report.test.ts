@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { analyseFiles, type Analysis } from '../../harness/analysis/analyse.ts';
+import { analyseFiles, analyseSources, type Analysis } from '../../harness/analysis/analyse.ts';
+import { copyToSqlite, sqliteSource } from '../../harness/analysis/sqlite.ts';
 import { TABLE_NAMES } from '../../mace/store/schema.ts';
 import { Store, closeAllStores } from '../../mace/store/store.ts';
 import { runCli, tempDir } from '../helpers.ts';
@@ -153,6 +154,23 @@ describe('several databases', () => {
     assert.equal(rerun.runs.find((r) => r.run_id === 'mace-2-0')!.replaced_by, 'mace-2-0-vm3');
     const cell = rerun.cells.find((x) => x.task === 'pico-2' && x.method === 'mace')!;
     assert.equal(cell.time_to_pass.median_s, (99 + 121) / 2);
+  });
+});
+
+describe('an SQLite copy', () => {
+  it('gives the same analysis as the DuckDB database (same SQL, other engine)', async () => {
+    await closeAllStores();
+    const copy = join(dir, 'study.sqlite');
+    await copyToSqlite(db, copy);
+    const source = await sqliteSource(copy);
+    const fromSqlite = await analyseSources([source], { seed: 3, resamples: 500 });
+    source.close();
+    const withoutSource = (a: Analysis) => a.runs.map(({ source: _, ...rest }) => rest);
+    assert.deepEqual(withoutSource(fromSqlite), withoutSource(analysis));
+    assert.deepEqual(fromSqlite.cells, analysis.cells);
+    assert.deepEqual(fromSqlite.comparisons, analysis.comparisons);
+    assert.deepEqual(fromSqlite.recovery, analysis.recovery);
+    assert.deepEqual(fromSqlite.codesign, analysis.codesign);
   });
 });
 
