@@ -61,13 +61,16 @@ const CODED = {
   model: "coalesce(r.model, r.meta->>'$.model')",
 } as const;
 
-/** 1-based dense rank among the non-null values, NULL for NULL (both engines order NULLs differently). */
-const coded = (expression: string) =>
-  `CASE WHEN ${expression} IS NULL THEN NULL ELSE CAST(dense_rank() OVER (PARTITION BY ${expression} IS NULL ORDER BY ${expression}) AS INTEGER) END`;
+/** The distinct non-null values of a coded column. */
+const distinctSql = (expression: string) =>
+  `SELECT DISTINCT ${expression} AS value FROM runs r WHERE r.task IS NOT NULL AND ${expression} IS NOT NULL`;
 
-/** The distinct values of a coded column, in code order. */
-const dictionarySql = (expression: string) =>
-  `SELECT DISTINCT ${expression} AS value FROM runs r WHERE r.task IS NOT NULL AND ${expression} IS NOT NULL ORDER BY 1`;
+/** The distinct values of a coded column, in code order (code k is the k-th, from 1). */
+const dictionarySql = (expression: string) => `SELECT value FROM (${distinctSql(expression)}) ORDER BY value`;
+
+/** A CTE numbering a coded column's values, joined to the runs by value. */
+const dictionaryCte = (name: string, expression: string) =>
+  `d_${name} AS (SELECT value, CAST(row_number() OVER (ORDER BY value) AS INTEGER) AS code FROM (${distinctSql(expression)}) x)`;
 
 export function runRowsSql(dialect: Dialect): string {
   const d = DIALECTS[dialect];
@@ -100,11 +103,14 @@ export function runRowsSql(dialect: Dialect): string {
   rs AS (SELECT run_id, CAST(count(DISTINCT task_id) AS INTEGER) AS accepted_designs,
       CAST(count(DISTINCT task_id) FILTER (WHERE NOT passed) AS INTEGER) AS false_accepts
     FROM resimulations GROUP BY run_id),
-  ev AS (SELECT run_id, CAST(count(*) AS INTEGER) AS evaluations FROM evaluations GROUP BY run_id)
+  ev AS (SELECT run_id, CAST(count(*) AS INTEGER) AS evaluations FROM evaluations GROUP BY run_id),
+  ${Object.entries(CODED)
+    .map(([name, expression]) => dictionaryCte(name, expression))
+    .join(',\n  ')}
   SELECT r.run_id, r.repeat, r.seed, r.x_tiles, r.y_tiles, r.job_key,
-    ${Object.entries(CODED)
-      .map(([name, expression]) => `${coded(expression)} AS ${name}`)
-      .join(',\n    ')},
+    ${Object.keys(CODED)
+      .map((name) => `d_${name}.code AS ${name}`)
+      .join(', ')},
     ${d.epochSeconds('r.started_at')} AS started_s,
     ${d.epochSeconds('r.finished_at')} - ${d.epochSeconds('r.started_at')} AS wall_s,
     CAST(r.spec->>'$.budget.max_wall_s' AS DOUBLE) AS budget_s,
@@ -117,6 +123,9 @@ export function runRowsSql(dialect: Dialect): string {
     LEFT JOIN it ON it.run_id = r.run_id LEFT JOIN tk ON tk.run_id = r.run_id LEFT JOIN pr ON pr.run_id = r.run_id
     LEFT JOIN fl ON fl.run_id = r.run_id LEFT JOIN pc ON pc.run_id = r.run_id LEFT JOIN fp ON fp.run_id = r.run_id
     LEFT JOIN lc ON lc.run_id = r.run_id LEFT JOIN rs ON rs.run_id = r.run_id LEFT JOIN ev ON ev.run_id = r.run_id
+    ${Object.entries(CODED)
+      .map(([name, expression]) => `LEFT JOIN d_${name} ON d_${name}.value = ${expression}`)
+      .join('\n    ')}
   WHERE r.task IS NOT NULL`;
 }
 
