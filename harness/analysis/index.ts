@@ -61,4 +61,4 @@ export { formatRate, formatTime, renderMarkdown, runRowsCsv } from './report.ts'
 export { EXPORT_FORMATS, exportDatabase, type ExportFormat, type ExportedTable } from './export.ts';
 export { importOriginal, type ImportReport } from './original.ts';
 export { duckdbSource, type Source } from './source.ts';
-export { sqliteSource } from './sqlite.ts';
+export { copyToSqlite, sqliteSource } from './sqlite.ts';
