@@ -62,6 +62,41 @@ async function withDuckDB<T>(
   }
 }
 
+describe('Queries.columns', () => {
+  it('reads results column by column, plain values, whether or not every type is primitive', async () => {
+    const store = await Store.openForRead(db);
+    const [plain, mixed] = await store.read(async (q) => [
+      await q.columns(
+        `SELECT run_id, repeat, status = 'passed' AS passed, seed, 1.5::DOUBLE AS x FROM runs ORDER BY run_id`,
+      ),
+      await q.columns(`SELECT run_id, started_at, workloads FROM runs ORDER BY run_id`),
+    ]);
+    const rows = await store.read((q) =>
+      q.all(`SELECT run_id, repeat, started_at, workloads FROM runs ORDER BY run_id`),
+    );
+    assert.deepEqual(
+      plain.run_id,
+      rows.map((r) => r.run_id),
+    );
+    assert.deepEqual(
+      plain.repeat,
+      rows.map((r) => r.repeat),
+    );
+    assert.deepEqual(
+      plain.x,
+      rows.map(() => 1.5),
+    );
+    assert.deepEqual(
+      mixed.started_at,
+      rows.map((r) => r.started_at),
+    );
+    assert.deepEqual(
+      mixed.workloads,
+      rows.map((r) => r.workloads),
+    );
+  });
+});
+
 describe('export', () => {
   it('writes one file per table plus run_rows, in every format', () => {
     for (const format of EXPORT_FORMATS) {
