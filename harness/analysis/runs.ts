@@ -458,14 +458,14 @@ function moreComplete(candidate: RawRef, current: RawRef): boolean {
 
 /** run_id → the run that replaces it: the latest-started run of the same (task, method, repeat). */
 function replacements(runs: readonly RawRef[]): Map<string, string> {
-  const latest = new Map<string, string>();
-  const key = ({ c, i }: RawRef) => `${c.task[i]}\u0000${c.method[i]}\u0000${c.repeat[i]}`;
-  for (const run of runs) latest.set(key(run), run.c.run_id[run.i]!); // in start order: the last one wins
+  const keys = runs.map(({ c, i }) => `${c.task[i]}\u0000${c.method[i]}\u0000${c.repeat[i]}`);
+  const latest = new Map<string, number>();
+  keys.forEach((key, k) => latest.set(key, k)); // runs are in start order: the last one wins
   const replacedBy = new Map<string, string>();
-  for (const run of runs) {
-    const last = latest.get(key(run))!;
-    if (last !== run.c.run_id[run.i]) replacedBy.set(run.c.run_id[run.i]!, last);
-  }
+  keys.forEach((key, k) => {
+    const last = latest.get(key)!;
+    if (last !== k) replacedBy.set(runs[k]!.c.run_id[runs[k]!.i]!, runs[last]!.c.run_id[runs[last]!.i]!);
+  });
   return replacedBy;
 }
 
