@@ -10,7 +10,7 @@
  * probe on every fourth run, and re-simulations for build_check.
  */
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { analyse, analyseSources } from '../harness/analysis/analyse.ts';
@@ -162,7 +162,11 @@ const duck = await measure(() => duckdbSource(duckPath));
 const lite = await measure(() => sqliteSource(sqlitePath));
 const row = (name: string, r: { total: number; load: number }) =>
   `${name.padEnd(22)} ${r.total.toFixed(2).padStart(8)} ${r.load.toFixed(2).padStart(10)} ${(r.total - r.load).toFixed(2).padStart(12)}`;
-console.log(`\nmedian of ${REPEATS}, seconds    report   SQL+load   statistics`);
+// Other processes on the machine slow both sides alike; say how busy it was.
+const [load1] = loadavg();
+console.log(
+  `\nmedian of ${REPEATS}, seconds    report   SQL+load   statistics   (load average ${load1!.toFixed(1)}, ${cpus().length} cores)`,
+);
 console.log(row('DuckDB (node-api)', duck));
 console.log(row('SQLite (sql.js, WASM)', lite));
 console.log(
