@@ -11,6 +11,9 @@ import { CommandFailed, processIo, type Io } from './io.ts';
 import { registerDoctor } from './commands/doctor.ts';
 import { registerInspect } from './commands/inspect.ts';
 import { registerLlm } from './commands/llm.ts';
+import { registerExport } from './commands/export.ts';
+import { registerImport } from './commands/import.ts';
+import { registerReport } from './commands/report.ts';
 import { registerResults } from './commands/results.ts';
 
 export interface CommandContext {
@@ -22,7 +25,15 @@ export interface CommandContext {
 export type Registrar = (program: Command, ctx: CommandContext) => void;
 
 /** Every subcommand, in the order `mace --help` lists them. */
-const REGISTRARS: readonly Registrar[] = [registerResults, registerInspect, registerDoctor, registerLlm];
+const REGISTRARS: readonly Registrar[] = [
+  registerResults,
+  registerReport,
+  registerExport,
+  registerImport,
+  registerInspect,
+  registerDoctor,
+  registerLlm,
+];
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;
