@@ -12,6 +12,9 @@ import { registerDoctor } from './commands/doctor.ts';
 import { registerInspect } from './commands/inspect.ts';
 import { registerLlm } from './commands/llm.ts';
 import { registerOffline } from './commands/offline.ts';
+import { registerExport } from './commands/export.ts';
+import { registerImport } from './commands/import.ts';
+import { registerReport } from './commands/report.ts';
 import { registerResults } from './commands/results.ts';
 
 export interface CommandContext {
@@ -23,7 +26,16 @@ export interface CommandContext {
 export type Registrar = (program: Command, ctx: CommandContext) => void;
 
 /** Every subcommand, in the order `mace --help` lists them. */
-const REGISTRARS: readonly Registrar[] = [registerResults, registerInspect, registerDoctor, registerOffline, registerLlm];
+const REGISTRARS: readonly Registrar[] = [
+  registerResults,
+  registerReport,
+  registerExport,
+  registerImport,
+  registerInspect,
+  registerDoctor,
+  registerOffline,
+  registerLlm,
+];
 
 const packageJson = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
   version: string;

@@ -1,0 +1,64 @@
+/**
+ * The analysis library: what the report CLI, the figures and the notebooks import. No caller writes
+ * SQL or statistics of its own; they read these typed results.
+ *
+ * @example
+ *   import { analyseFiles } from '../harness/analysis/index.ts';
+ *   const analysis = await analyseFiles(['runs/quickstart.duckdb']);
+ *   analysis.comparisons.map((c) => [c.method, c.time_difference_s.median, c.test.p]);
+ */
+export {
+  analyse,
+  analyseFiles,
+  analyseSources,
+  DEFAULT_REFERENCE,
+  DEFAULT_RESAMPLES,
+  DEFAULT_SEED,
+  type Analysis,
+  type AnalysisCounts,
+  type AnalysisOptions,
+  type AnalysisSettings,
+} from './analyse.ts';
+export {
+  CATCH_STAGES,
+  DEFAULT_HOURLY_USD,
+  RUN_ROW_COLUMNS,
+  counted,
+  loadRuns,
+  type CatchStage,
+  type EvaluationPoint,
+  type LoadedRuns,
+  type RunRow,
+} from './runs.ts';
+export {
+  MEDIAN_FIELDS,
+  MIN_TASKS_FOR_SIGNIFICANCE,
+  timeToPass,
+  type CellSummary,
+  type Comparison,
+  type FaultCheckRow,
+  type MethodKind,
+  type MethodSummary,
+  type PairedDifference,
+  type RecoveryRow,
+  type TimeToPass,
+} from './tables.ts';
+export type { CodesignSearch, CodesignSummary } from './codesign.ts';
+export {
+  DIFFERENCE_PRECISION_S,
+  bootstrapMedian,
+  holm,
+  iqr,
+  median,
+  quantileSorted,
+  signedRankTest,
+  wilson,
+  type Interval,
+  type Proportion,
+  type SignedRankTest,
+} from './stats.ts';
+export { formatRate, formatTime, renderMarkdown, runRowsCsv } from './report.ts';
+export { EXPORT_FORMATS, exportDatabase, type ExportFormat, type ExportedTable } from './export.ts';
+export { importOriginal, type ImportReport } from './original.ts';
+export { duckdbSource, type Source } from './source.ts';
+export { copyToSqlite, sqliteSource } from './sqlite.ts';

@@ -1,0 +1,384 @@
+/**
+ * The report's tables, each a pure function of run rows: per task and method, per method, each
+ * method against the reference (MACE) task by task, recovery from seeded faults, and fault checks.
+ */
+import { CATCH_STAGES, type CatchStage, type RunRow } from './runs.ts';
+import {
+  DIFFERENCE_PRECISION_S,
+  bootstrapMedian,
+  holm,
+  iqr,
+  median,
+  quantileSorted,
+  signedRankTest,
+  wilson,
+  type Interval,
+  type Proportion,
+  type SignedRankTest,
+} from './stats.ts';
+
+export interface BootstrapSettings {
+  readonly resamples: number;
+  readonly seed: number;
+}
+
+/** The numbers whose per-run medians each task × method row shows. */
+export const MEDIAN_FIELDS = [
+  'wall_s',
+  'machine_s',
+  'iterations',
+  'builds',
+  'fresh_builds',
+  'probes',
+  'simulations',
+  'llm_calls',
+  'input_tokens',
+  'output_tokens',
+  'thinking_tokens',
+  'llm_usd',
+  'compute_usd',
+  'total_usd',
+] as const satisfies readonly (keyof RunRow)[];
+export type MedianField = (typeof MEDIAN_FIELDS)[number];
+
+export interface TimeToPass {
+  /** Median time to pass, failures counted at their budget (see runs.ts). */
+  readonly median_s: number | null;
+  /** True when the median falls on a failed run: fewer than half passed, so the median is "at least". */
+  readonly censored: boolean;
+  /** Percentile-bootstrap 95% interval of that median. */
+  readonly ci: Interval | null;
+}
+
+export interface CellSummary {
+  readonly task: string;
+  readonly method: string;
+  readonly runs: number;
+  readonly passed: number;
+  readonly pass_rate: Proportion | null;
+  readonly time_to_pass: TimeToPass;
+  /** The original's time to pass: median wall time of the passed runs only, and its IQR. */
+  readonly passed_time_s: number | null;
+  readonly passed_time_iqr_s: number | null;
+  /** Median over the runs, passed or not, of each MEDIAN_FIELDS number. */
+  readonly medians: Readonly<Record<MedianField, number | null>>;
+  readonly recovered_failures: number;
+  /** Σ false accepts over runs that were re-simulated; null when none were. */
+  readonly false_accepts: number | null;
+}
+
+/** Median time to pass with its censoring flag and bootstrap interval. */
+export function timeToPass(rows: readonly RunRow[], bootstrap: BootstrapSettings): TimeToPass {
+  const timed = rows
+    .filter((r) => r.time_to_pass_s !== null)
+    .map((r) => ({ t: r.time_to_pass_s!, censored: r.censored }))
+    // At equal times an observed pass sorts before a censored failure.
+    .sort((a, b) => a.t - b.t || Number(a.censored) - Number(b.censored));
+  if (!timed.length) return { median_s: null, censored: false, ci: null };
+  const lowRank = (timed.length - 1) >> 1;
+  const highRank = timed.length >> 1;
+  const times = timed.map((x) => x.t);
+  return {
+    median_s: (timed[lowRank]!.t + timed[highRank]!.t) / 2,
+    censored: timed[lowRank]!.censored || timed[highRank]!.censored,
+    ci: bootstrapMedian(times, bootstrap),
+  };
+}
+
+/** Group rows by a key, keeping first-seen order. */
+export function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const k = key(row);
+    const list = groups.get(k);
+    if (list) list.push(row);
+    else groups.set(k, [row]);
+  }
+  return groups;
+}
+
+const cellKey = (task: string, method: string) => `${task}\u0000${method}`;
+
+/** The median of each MEDIAN_FIELDS number over the runs (nulls skipped), through one reused buffer. */
+function fieldMedians(runs: readonly RunRow[]): Record<MedianField, number | null> {
+  const buffer = new Float64Array(runs.length);
+  const out = {} as Record<MedianField, number | null>;
+  for (const field of MEDIAN_FIELDS) {
+    let n = 0;
+    for (const run of runs) {
+      const value = run[field];
+      if (value !== null) buffer[n++] = value;
+    }
+    out[field] = n ? quantileSorted(buffer.subarray(0, n).sort(), 0.5) : null;
+  }
+  return out;
+}
+
+/** One row per (task, method), sorted by task then method. */
+export function cellSummaries(rows: readonly RunRow[], bootstrap: BootstrapSettings): CellSummary[] {
+  const groups = groupBy(rows, (r) => cellKey(r.task, r.method));
+  return [...groups.values()]
+    .map((runs) => {
+      const { task, method } = runs[0]!;
+      const passedRuns = runs.filter((r) => r.passed);
+      const passedTimes = passedRuns.map((r) => r.wall_s!);
+      const resimulated = runs.filter((r) => r.false_accepts !== null);
+      const medians = fieldMedians(runs);
+      return {
+        task,
+        method,
+        runs: runs.length,
+        passed: passedRuns.length,
+        pass_rate: wilson(passedRuns.length, runs.length),
+        time_to_pass: timeToPass(runs, bootstrap),
+        passed_time_s: median(passedTimes),
+        passed_time_iqr_s: iqr(passedTimes),
+        medians,
+        recovered_failures: runs.reduce((sum, r) => sum + r.recovered_failures, 0),
+        false_accepts: resimulated.length ? resimulated.reduce((sum, r) => sum + r.false_accepts!, 0) : null,
+      };
+    })
+    .sort((a, b) => a.task.localeCompare(b.task) || a.method.localeCompare(b.method));
+}
+
+/** How a method's runs are compared: by what data recorded about them (names are only a fallback). */
+export type MethodKind = 'reference' | 'compared' | 'seeded_fault' | 'fault_check' | 'codesign';
+
+export interface MethodSummary {
+  readonly method: string;
+  readonly kind: MethodKind;
+  readonly tasks: number;
+  readonly runs: number;
+  readonly passed: number;
+  readonly pass_rate: Proportion | null;
+  /** Pooled over all the method's runs of all tasks. */
+  readonly time_to_pass: TimeToPass;
+  /** The original's: median wall time of passed runs, pooled over tasks. */
+  readonly passed_time_s: number | null;
+  readonly machine_s: number | null;
+  readonly llm_usd_total: number;
+  readonly compute_usd_total: number;
+  readonly total_usd: number;
+  /** Total dollars divided by passes; null with no pass. */
+  readonly usd_per_pass: number | null;
+}
+
+/**
+ * A method's kind: a co-design search when its runs recorded evaluations (or, with none, its name
+ * starts with codesign_ as in the original); a fault check when its runs carry a fault and its name
+ * starts with faultcheck_; a seeded fault when they carry any other fault.
+ */
+export function methodKinds(rows: readonly RunRow[], reference: string): Map<string, MethodKind> {
+  const kinds = new Map<string, MethodKind>();
+  for (const [method, runs] of groupBy(rows, (r) => r.method)) {
+    const kind: MethodKind =
+      method === reference
+        ? 'reference'
+        : runs.some((r) => r.evaluations > 0) || method.startsWith('codesign_')
+          ? 'codesign'
+          : runs.some((r) => r.fault !== null)
+            ? method.startsWith('faultcheck_')
+              ? 'fault_check'
+              : 'seeded_fault'
+            : 'compared';
+    kinds.set(method, kind);
+  }
+  return kinds;
+}
+
+export function methodSummaries(
+  rows: readonly RunRow[],
+  kinds: ReadonlyMap<string, MethodKind>,
+  bootstrap: BootstrapSettings,
+): MethodSummary[] {
+  return [...groupBy(rows, (r) => r.method)]
+    .map(([method, runs]) => {
+      const passed = runs.filter((r) => r.passed);
+      const sum = (field: 'llm_usd' | 'compute_usd' | 'total_usd') => runs.reduce((s, r) => s + r[field], 0);
+      const total = sum('total_usd');
+      return {
+        method,
+        kind: kinds.get(method)!,
+        tasks: new Set(runs.map((r) => r.task)).size,
+        runs: runs.length,
+        passed: passed.length,
+        pass_rate: wilson(passed.length, runs.length),
+        time_to_pass: timeToPass(runs, bootstrap),
+        passed_time_s: median(passed.map((r) => r.wall_s!)),
+        machine_s: median(runs.map((r) => r.machine_s)),
+        llm_usd_total: sum('llm_usd'),
+        compute_usd_total: sum('compute_usd'),
+        total_usd: total,
+        usd_per_pass: passed.length ? total / passed.length : null,
+      };
+    })
+    .sort((a, b) => a.method.localeCompare(b.method));
+}
+
+export interface PairedDifference {
+  /** Median over the paired tasks of (method − reference). */
+  readonly median: number | null;
+  /** Percentile-bootstrap 95% interval of that median, resampling tasks. */
+  readonly ci: Interval | null;
+}
+
+export interface Comparison {
+  readonly method: string;
+  readonly reference: string;
+  /** LoopOptions that differ from the reference's, as `name=value` (empty when none were recorded). */
+  readonly changes: readonly string[];
+  /** Tasks both methods ran. */
+  readonly tasks: number;
+  /** Pass rates over the paired tasks. */
+  readonly pass_rate: Proportion | null;
+  readonly reference_pass_rate: Proportion | null;
+  /** Per task: median time to pass (failures at budget) of the method minus the reference's. */
+  readonly time_difference_s: PairedDifference;
+  /** Exact two-sided Wilcoxon signed-rank test on those per-task differences. */
+  readonly test: SignedRankTest;
+  /** Holm-adjusted p over every method compared with the reference in this analysis. */
+  readonly p_holm: number | null;
+  /** The same per-task paired differences for the effort numbers (cell medians). */
+  readonly builds_difference: PairedDifference;
+  readonly llm_calls_difference: PairedDifference;
+  readonly total_usd_difference: PairedDifference;
+  readonly per_task: readonly { readonly task: string; readonly method_s: number; readonly reference_s: number }[];
+}
+
+/** Fewer paired tasks than this make p < 0.05 unreachable for the exact test (2/2^5 = 0.0625). */
+export const MIN_TASKS_FOR_SIGNIFICANCE = 6;
+
+/**
+ * Each compared method against the reference, task by task. The pairs are the tasks where both
+ * have counted runs; the per-task value is the cell median (time to pass with failures at budget),
+ * so a method that fails is compared, not dropped.
+ */
+export function comparisons(
+  cells: readonly CellSummary[],
+  kinds: ReadonlyMap<string, MethodKind>,
+  methodOptions: ReadonlyMap<string, Record<string, unknown>>,
+  reference: string,
+  bootstrap: BootstrapSettings,
+): Comparison[] {
+  const byKey = new Map(cells.map((c) => [cellKey(c.task, c.method), c]));
+  const compared = [...kinds].filter(([, kind]) => kind === 'compared').map(([method]) => method);
+  const results = compared.sort().map((method) => {
+    const pairs = cells
+      .filter((c) => c.method === method)
+      .flatMap((c) => {
+        const ref = byKey.get(cellKey(c.task, reference));
+        return ref && c.time_to_pass.median_s !== null && ref.time_to_pass.median_s !== null ? [{ cell: c, ref }] : [];
+      });
+    const paired = (value: (c: CellSummary) => number | null): PairedDifference => {
+      const diffs = pairs.flatMap(({ cell, ref }) => {
+        const a = value(cell);
+        const b = value(ref);
+        return a === null || b === null ? [] : [roundTo(a - b)];
+      });
+      return {
+        median: median(diffs),
+        ci: bootstrapMedian(diffs, bootstrap),
+      };
+    };
+    const time = (c: CellSummary) => c.time_to_pass.median_s;
+    const rate = (side: 'cell' | 'ref') =>
+      wilson(
+        pairs.reduce((s, p) => s + p[side].passed, 0),
+        pairs.reduce((s, p) => s + p[side].runs, 0),
+      );
+    return {
+      method,
+      reference,
+      changes: optionChanges(methodOptions.get(method), methodOptions.get(reference)),
+      tasks: pairs.length,
+      pass_rate: rate('cell'),
+      reference_pass_rate: rate('ref'),
+      time_difference_s: paired(time),
+      test: signedRankTest(pairs.map(({ cell, ref }) => time(cell)! - time(ref)!)),
+      p_holm: null as number | null,
+      builds_difference: paired((c) => c.medians.builds),
+      llm_calls_difference: paired((c) => c.medians.llm_calls),
+      total_usd_difference: paired((c) => c.medians.total_usd),
+      per_task: pairs.map(({ cell, ref }) => ({ task: cell.task, method_s: time(cell)!, reference_s: time(ref)! })),
+    };
+  });
+  const adjusted = holm(results.map((r) => (r.tasks ? r.test.p : null)));
+  return results.map((r, i) => ({ ...r, p_holm: adjusted[i] ?? null }));
+}
+
+function roundTo(value: number): number {
+  return Math.round(value / DIFFERENCE_PRECISION_S) * DIFFERENCE_PRECISION_S;
+}
+
+/** `name=value` for each option of `options` that differs from `reference`'s. */
+export function optionChanges(
+  options: Record<string, unknown> | undefined,
+  reference: Record<string, unknown> | undefined,
+): string[] {
+  if (!options || !reference) return [];
+  const names = [...new Set([...Object.keys(options), ...Object.keys(reference)])].sort();
+  return names
+    .filter((name) => JSON.stringify(options[name]) !== JSON.stringify(reference[name]))
+    .map((name) => `${name}=${JSON.stringify(options[name] ?? null)}`);
+}
+
+export interface RecoveryRow {
+  readonly fault: string;
+  readonly method: string;
+  readonly tasks: number;
+  readonly runs: number;
+  /** Runs that passed despite the broken first plan. */
+  readonly recovered: Proportion | null;
+  /** Median iterations a recovered run used (the broken plan is iteration 1 of them). */
+  readonly iterations_to_recover: number | null;
+  /** How many runs each stage caught the fault in (see CATCH_STAGES). */
+  readonly caught_by: Readonly<Record<CatchStage, number>>;
+}
+
+/** Seeded fault × method: recovered, iterations to recover, and which stage caught the fault. */
+export function recoveryTable(rows: readonly RunRow[], kinds: ReadonlyMap<string, MethodKind>): RecoveryRow[] {
+  const seeded = rows.filter((r) => r.fault !== null && kinds.get(r.method) !== 'fault_check');
+  return [...groupBy(seeded, (r) => `${r.fault}\u0000${r.method}`).values()]
+    .map((runs) => {
+      const recovered = runs.filter((r) => r.passed);
+      const caught = Object.fromEntries(CATCH_STAGES.map((s) => [s, 0])) as Record<CatchStage, number>;
+      for (const run of runs) caught[run.caught_by]++;
+      return {
+        fault: runs[0]!.fault!,
+        method: runs[0]!.method,
+        tasks: new Set(runs.map((r) => r.task)).size,
+        runs: runs.length,
+        recovered: wilson(recovered.length, runs.length),
+        iterations_to_recover: median(recovered.map((r) => r.iterations)),
+        caught_by: caught,
+      };
+    })
+    .sort((a, b) => a.fault.localeCompare(b.fault) || a.method.localeCompare(b.method));
+}
+
+export interface FaultCheckRow {
+  readonly fault: string;
+  readonly method: string;
+  readonly tasks: number;
+  readonly runs: number;
+  readonly failed: number;
+  /** The fault is verified when every check run failed, as the original's protocol asks. */
+  readonly verified: boolean;
+}
+
+export function faultChecks(rows: readonly RunRow[], kinds: ReadonlyMap<string, MethodKind>): FaultCheckRow[] {
+  const checks = rows.filter((r) => kinds.get(r.method) === 'fault_check');
+  return [...groupBy(checks, (r) => `${r.fault}\u0000${r.method}`).values()]
+    .map((runs) => {
+      const failed = runs.filter((r) => !r.passed).length;
+      return {
+        fault: runs[0]!.fault!,
+        method: runs[0]!.method,
+        tasks: new Set(runs.map((r) => r.task)).size,
+        runs: runs.length,
+        failed,
+        verified: failed === runs.length,
+      };
+    })
+    .sort((a, b) => a.fault.localeCompare(b.fault));
+}

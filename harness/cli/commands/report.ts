@@ -1,0 +1,68 @@
+import { writeFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { analyseFiles, DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_REFERENCE } from '../../analysis/analyse.ts';
+import { renderMarkdown, runRowsCsv } from '../../analysis/report.ts';
+import { DEFAULT_HOURLY_USD } from '../../analysis/runs.ts';
+import { nonNegativeNumber, nonNegativeInt, positiveInt } from '../args.ts';
+import { CommandFailed, printJson } from '../io.ts';
+import type { CommandContext } from '../main.ts';
+
+interface ReportOptions {
+  readonly out?: string;
+  readonly csv?: string;
+  readonly json?: boolean;
+  readonly hourlyUsd: number;
+  readonly seed: number;
+  readonly resamples: number;
+  readonly reference: string;
+}
+
+export function registerReport(program: Command, ctx: CommandContext): void {
+  program
+    .command('report')
+    .description(
+      'Report on one or more results databases (one per machine): pass rates, time to pass, cost, paired tests against MACE, ablations, seeded-fault recovery, co-design',
+    )
+    .argument('<db...>', 'results databases (DuckDB files); a run found in several counts once')
+    .option('--out <file.md>', 'also write the Markdown report to this file')
+    .option('--csv <file>', 'write one row per labelled run (replaced and co-design runs included) as CSV')
+    .option('--json', 'print every table as JSON instead of Markdown')
+    .addOption(
+      new Option('--hourly-usd <x>', 'dollars per machine hour for compute cost')
+        .argParser(nonNegativeNumber)
+        .default(DEFAULT_HOURLY_USD),
+    )
+    .addOption(
+      new Option('--seed <n>', 'seed of the bootstrap intervals').argParser(nonNegativeInt).default(DEFAULT_SEED),
+    )
+    .addOption(
+      new Option('--resamples <n>', 'bootstrap resamples per interval')
+        .argParser(positiveInt)
+        .default(DEFAULT_RESAMPLES),
+    )
+    .option('--reference <method>', 'the method the others are compared with', DEFAULT_REFERENCE)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  $ mace report runs/quickstart.duckdb
+  $ mace report runs/vm1.duckdb runs/vm2.duckdb --out report.md --csv runs.csv
+  $ mace report runs/ablations.duckdb --hourly-usd 0.36 --json | jq '.comparisons[] | {method, p: .test.p}'`,
+    )
+    .action((dbs: string[], options: ReportOptions) => report(dbs, options, ctx));
+}
+
+async function report(dbs: readonly string[], options: ReportOptions, ctx: CommandContext): Promise<void> {
+  const analysis = await analyseFiles(dbs, {
+    hourlyUsd: options.hourlyUsd,
+    seed: options.seed,
+    resamples: options.resamples,
+    reference: options.reference,
+  });
+  if (!analysis.runs.length) throw new CommandFailed(`no labelled evaluation runs in ${dbs.join(', ')}`);
+  if (options.csv) writeFileSync(options.csv, runRowsCsv(analysis.runs));
+  const markdown = renderMarkdown(analysis);
+  if (options.out) writeFileSync(options.out, markdown);
+  if (options.json) printJson(ctx.io, analysis);
+  else ctx.io.out(markdown);
+}
