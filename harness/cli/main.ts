@@ -14,6 +14,7 @@ import { registerLlm } from './commands/llm.ts';
 import { registerExport } from './commands/export.ts';
 import { registerImport } from './commands/import.ts';
 import { registerReport } from './commands/report.ts';
+import { registerOffline } from './commands/offline.ts';
 import { registerResults } from './commands/results.ts';
 
 export interface CommandContext {
@@ -32,6 +33,7 @@ const REGISTRARS: readonly Registrar[] = [
   registerImport,
   registerInspect,
   registerDoctor,
+  registerOffline,
   registerLlm,
 ];
 
