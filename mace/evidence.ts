@@ -25,7 +25,9 @@ export function failureEvidence(result: TaskResult): string {
   const run = result.build.success ? decidingRun(result) : undefined;
   const evidence = buildEvidence(result.build, run ?? null);
   // sims reports a run it could not start (no diag, no model, no budget left) on stderr.
-  return run?.stderr.trim() ? `${evidence}\n\nsims stderr (tail):\n${run.stderr.slice(-EVIDENCE_TAIL_CHARS)}` : evidence;
+  return run?.stderr.trim()
+    ? `${evidence}\n\nsims stderr (tail):\n${run.stderr.slice(-EVIDENCE_TAIL_CHARS)}`
+    : evidence;
 }
 
 /**

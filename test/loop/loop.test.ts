@@ -25,7 +25,13 @@ describe('the loop on the offline checkout', () => {
     assert.equal(trace.iterations.length, 1);
     const task = trace.iterations[0]!.tasks.at(-1)!;
     assert.ok(task.config_rtl?.includes('CONFIG_DISABLE_BIST_CLEAR'));
-    assert.deepEqual(task.programs?.map((p) => [p[0], p[1]]), [['addi.S', 'pass'], ['barrier_atomic_rv32.S', 'pass']]);
+    assert.deepEqual(
+      task.programs?.map((p) => [p[0], p[1]]),
+      [
+        ['addi.S', 'pass'],
+        ['barrier_atomic_rv32.S', 'pass'],
+      ],
+    );
     assert.equal(trace.run.status, 'passed');
     assert.ok(trace.run.meta?.checkouts, 'checkout provenance is recorded');
     assert.equal(typeof trace.run.meta?.mace_commit, 'string');
@@ -50,7 +56,10 @@ describe('the loop on the offline checkout', () => {
     assert.deepEqual(first!.rules, ['way_rule']);
     assert.equal(retry!.attempt, 1);
     assert.equal(retry!.action, 'accepted');
-    assert.deepEqual(trace.iterations[0]!.llmCalls.map((c) => c.phase), ['plan', 'plan_retry']);
+    assert.deepEqual(
+      trace.iterations[0]!.llmCalls.map((c) => c.phase),
+      ['plan', 'plan_retry'],
+    );
     assert.deepEqual(trace.iterations[0]!.tasks.at(-1)!.caches?.l1d, [8192, 4]);
   });
 
@@ -97,8 +106,15 @@ describe('run statuses', () => {
     assert.equal(outcome.status, 'planning_failed');
     assert.match(outcome.reason!, /holds no plan/);
     assert.deepEqual(trace.runLlmCalls.length, 0);
-    const calls = await query<{ phase: string }>(await lab.db(), 'SELECT phase FROM llm_calls WHERE run_id = $1 ORDER BY seq', [outcome.runId]);
-    assert.deepEqual(calls.map((c) => c.phase), ['plan', 'plan_retry', 'plan_retry']);
+    const calls = await query<{ phase: string }>(
+      await lab.db(),
+      'SELECT phase FROM llm_calls WHERE run_id = $1 ORDER BY seq',
+      [outcome.runId],
+    );
+    assert.deepEqual(
+      calls.map((c) => c.phase),
+      ['plan', 'plan_retry', 'plan_retry'],
+    );
   });
 
   it('budget_exceeded: every iteration spent without a pass', async () => {
@@ -110,7 +126,10 @@ describe('run statuses', () => {
   });
 
   it('budget_exceeded: the dollar budget is checked before each iteration', async () => {
-    const spec = picoSpec({ objective: 'Verify addi.S passes on a 2x2 pico mesh.', budget: { max_iterations: 5, max_usd: 0.0005 } });
+    const spec = picoSpec({
+      objective: 'Verify addi.S passes on a 2x2 pico mesh.',
+      budget: { max_iterations: 5, max_usd: 0.0005 },
+    });
     const { outcome, trace } = await lab.run(spec);
     assert.equal(outcome.status, 'budget_exceeded');
     assert.match(outcome.reason!, /LLM budget of \$0.0005 was spent before iteration 1/);
@@ -118,8 +137,17 @@ describe('run statuses', () => {
   });
 
   it('budget_exceeded: work that would start after the wall budget does not start', async () => {
-    const spec = picoSpec({ objective: 'Verify addi.S passes on a 2x2 pico mesh.', budget: { max_iterations: 5, max_wall_s: 5 } });
-    const slow = (await lab.checkouts('pico')).map((c) => ({ ...c, build: async (...args: Parameters<typeof c.build>) => { await new Promise((r) => setTimeout(r, 5500)); return c.build(...args); } }));
+    const spec = picoSpec({
+      objective: 'Verify addi.S passes on a 2x2 pico mesh.',
+      budget: { max_iterations: 5, max_wall_s: 5 },
+    });
+    const slow = (await lab.checkouts('pico')).map((c) => ({
+      ...c,
+      build: async (...args: Parameters<typeof c.build>) => {
+        await new Promise((r) => setTimeout(r, 5500));
+        return c.build(...args);
+      },
+    }));
     const { outcome, trace } = await lab.run(spec, { checkouts: slow });
     assert.equal(outcome.status, 'budget_exceeded');
     assert.match(outcome.reason!, /wall-clock budget of 5 s ran out before iteration 1/);
@@ -158,7 +186,15 @@ describe('run statuses', () => {
         server.close(() => resolve(port));
       });
     });
-    const backend = await makeBackend(parseLlmSpec({ backend: 'openai', model: 'local', price: { input: 0, output: 0 }, base_url: `http://127.0.0.1:${port}/v1`, retry: { retries: 0 } }));
+    const backend = await makeBackend(
+      parseLlmSpec({
+        backend: 'openai',
+        model: 'local',
+        price: { input: 0, output: 0 },
+        base_url: `http://127.0.0.1:${port}/v1`,
+        retry: { retries: 0 },
+      }),
+    );
     const { outcome, trace } = await lab.run(picoSpec(), { backend });
     assert.equal(outcome.status, 'error');
     assert.match(outcome.reason!, /LLMCallFailed/);

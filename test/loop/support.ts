@@ -22,7 +22,14 @@ export const PICO_OBJECTIVE =
   'Verify the gate workloads pass on a 2x2 pico mesh in a single task. That task needs the CONFIG_DISABLE_BIST_CLEAR RTL define.';
 
 export function picoSpec(extra: Partial<MaceSpecInput> = {}): MaceSpec {
-  return makeSpec({ workloads: ['addi.S'], objective: PICO_OBJECTIVE, core: 'pico', target_mesh: [2, 2], budget: { max_iterations: 3 }, ...extra });
+  return makeSpec({
+    workloads: ['addi.S'],
+    objective: PICO_OBJECTIVE,
+    core: 'pico',
+    target_mesh: [2, 2],
+    budget: { max_iterations: 3 },
+    ...extra,
+  });
 }
 
 export function arianeSpec(extra: Partial<MaceSpecInput> = {}): MaceSpec {
@@ -68,7 +75,13 @@ export class OfflineLab {
   /** Run one loop on the offline checkouts with the scripted agent (or the given backend). */
   async run(
     spec: MaceSpec,
-    extra: Partial<Omit<LoopInput, 'llm'>> & { options?: Partial<LoopOptions>; mistakes?: MistakeRates; backend?: LlmBackend; seed?: number; checkoutCount?: number } = {},
+    extra: Partial<Omit<LoopInput, 'llm'>> & {
+      options?: Partial<LoopOptions>;
+      mistakes?: MistakeRates;
+      backend?: LlmBackend;
+      seed?: number;
+      checkoutCount?: number;
+    } = {},
   ): Promise<{ outcome: LoopOutcome; trace: RunTrace; store: Store }> {
     const store = extra.store ?? (await this.db());
     const backend = extra.backend ?? (await this.scripted(extra.mistakes));

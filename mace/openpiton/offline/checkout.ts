@@ -43,6 +43,15 @@ export function checkoutModelVersion(root: string): string | undefined {
   }
 }
 
+/**
+ * What produced a checkout's results, for the record of every run that uses it: `offline-model
+ * <version>` for an offline checkout (a model, never hardware results), `openpiton` otherwise.
+ */
+export function checkoutBackend(root: string): string {
+  const version = checkoutModelVersion(root);
+  return version === undefined ? 'openpiton' : `offline-model ${version}`;
+}
+
 /** How fast a checkout replays real time: an offline one's speed setting (or its override), 1 for real OpenPiton. */
 export function checkoutSpeed(root: string, env: NodeJS.ProcessEnv = process.env): number {
   return checkoutModelVersion(root) === undefined ? 1 : loadSettings(join(root, TOOLS_BIN), env).speed;

@@ -5,6 +5,7 @@
  */
 export {
   initOfflineCheckout,
+  checkoutBackend,
   checkoutModelVersion,
   checkoutSpeed,
   OfflineCheckoutError,

@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { modelVersion } from '../../../mace/openpiton/offline/bundle.ts';
-import { checkoutModelVersion, initOfflineCheckout } from '../../../mace/openpiton/offline/checkout.ts';
+import {
+  checkoutBackend,
+  checkoutModelVersion,
+  initOfflineCheckout,
+} from '../../../mace/openpiton/offline/checkout.ts';
 import { KNOWN_DEFINES } from '../../../mace/openpiton/offline/defines.ts';
 import { defaultOfflineRoots } from '../../../mace/openpiton/offline/roots.ts';
 import { ROOT, runCli, tempDir } from '../../helpers.ts';
@@ -40,6 +44,8 @@ describe('initOfflineCheckout', () => {
     const checkout = await initOfflineCheckout(root, { speed: 0.5, flakeRate: 0.1, seed: 3 });
     assert.equal(checkout.modelVersion, modelVersion());
     assert.equal(checkoutModelVersion(root), modelVersion());
+    assert.equal(checkoutBackend(root), `offline-model ${modelVersion()}`);
+    assert.equal(checkoutBackend(dir), 'openpiton');
     for (const path of [
       'piton/piton_settings.bash',
       'piton/tools/bin/sims',
