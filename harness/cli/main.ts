@@ -11,17 +11,10 @@ import { CommandFailed, processIo, type Io } from './io.ts';
 import { registerDoctor } from './commands/doctor.ts';
 import { registerInspect } from './commands/inspect.ts';
 import { registerLlm } from './commands/llm.ts';
-<<<<<<< HEAD
-import { registerOffline } from './commands/offline.ts';
 import { registerExport } from './commands/export.ts';
 import { registerImport } from './commands/import.ts';
-import { registerReport } from './commands/report.ts';
-=======
-import { registerExport } from './commands/export.ts';
-import { registerImport } from './commands/import.ts';
-import { registerReport } from './commands/report.ts';
 import { registerOffline } from './commands/offline.ts';
->>>>>>> main
+import { registerReport } from './commands/report.ts';
 import { registerResults } from './commands/results.ts';
 
 export interface CommandContext {
