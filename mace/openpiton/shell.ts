@@ -60,6 +60,12 @@ export interface ShellCommand {
   readonly signal?: AbortSignal;
   /** Added to this process's environment (MAKEFLAGS, RISCV, VERILATOR_ROOT, ...). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Run bash as a login shell (the default, as the original did), so the user's profile sets up
+   * module systems and PATH. A checkout that needs nothing from the profile can skip it: on a
+   * machine whose profile starts pyenv or conda, that costs seconds per command.
+   */
+  readonly loginShell?: boolean;
   /** Where the full stdout and stderr go; their directories are created. */
   readonly stdoutPath: string;
   readonly stderrPath: string;
@@ -176,7 +182,7 @@ export async function runShell(spec: ShellCommand): Promise<ShellResult> {
     return finish(-1, `\n${CANCEL_MARKER} 0s (cancelled before it started)`);
   }
 
-  const child = execa('bash', ['-lc', shellScript(spec.root, spec.core, spec.cwd, spec.command)], {
+  const child = execa('bash', [spec.loginShell === false ? '-c' : '-lc', shellScript(spec.root, spec.core, spec.cwd, spec.command)], {
     stdin: 'ignore',
     detached: true,
     reject: false,

@@ -64,6 +64,8 @@ export interface WorkspaceOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Told about decisions worth a line in a log: a stale model cleared, a lock waited for. */
   readonly log?: (message: string) => void;
+  /** false: run commands in a plain `bash -c` that skips the user's profile (see ShellCommand.loginShell). */
+  readonly loginShell?: boolean;
 }
 
 export class Workspace {
@@ -375,6 +377,7 @@ export class Workspace {
       stdoutPath: io.stdoutPath,
       stderrPath: io.stderrPath,
       ...(this.options.env ? { env: this.options.env } : {}),
+      ...(this.options.loginShell === false ? { loginShell: false } : {}),
     });
   }
 }

@@ -128,3 +128,29 @@ describe('TailBuffer', () => {
     assert.equal(new TailBuffer(10).text(), '');
   });
 });
+
+describe('login shell', () => {
+  const probe = (loginShell: boolean | undefined) => {
+    const root = fakeCheckout();
+    const dir = join(root, 'build', 'probe');
+    return runShell({
+      root,
+      core: 'pico',
+      cwd: root,
+      command: 'shopt -q login_shell && echo login || echo plain',
+      timeoutS: 30,
+      env: testEnv(),
+      stdoutPath: join(dir, 'out.log'),
+      stderrPath: join(dir, 'err.log'),
+      ...(loginShell === undefined ? {} : { loginShell }),
+    });
+  };
+
+  it('runs a login shell by default, as the original did', async () => {
+    assert.equal((await probe(undefined)).stdout.trim(), 'login');
+  });
+
+  it('skips the profile when the checkout asks for a plain shell', async () => {
+    assert.equal((await probe(false)).stdout.trim(), 'plain');
+  });
+});
