@@ -5,7 +5,7 @@
  * A process that finds the file locked waits and retries, so a notebook or `mace results` reads
  * while a sweep writes, and two writers take turns instead of corrupting anything.
  */
-import { mkdirSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
   BIGINT,
@@ -32,7 +32,11 @@ export interface StoreOptions {
   readonly lockTimeoutMs?: number;
   /** Keep an idle handle this long, so a burst of writes opens the file once. */
   readonly lingerMs?: number;
-  /** After holding the file this long, close it at the next idle moment and pause, so others get a turn. */
+  /**
+   * After holding the file this long, close it at the next idle moment and pause, so others get a
+   * turn. A process waiting for the file says so (a `.waiting` file beside it), which makes the
+   * holder let go at once; this limit only matters for a waiter that cannot write that file.
+   */
   readonly maxHoldMs?: number;
   /** Migrate a new or old file only this far (tests use it to write a file as an older release did). */
   readonly schemaVersion?: number;
@@ -41,10 +45,31 @@ export interface StoreOptions {
 const DEFAULTS = {
   lockTimeoutMs: 120_000,
   lingerMs: 150,
-  maxHoldMs: 1_000,
+  maxHoldMs: 30_000,
   schemaVersion: SCHEMA_VERSION,
 } satisfies Required<StoreOptions>;
 const YIELD_MS = 80;
+/** A `.waiting` file touched this recently means another process is waiting for the lock. */
+const WAITING_FRESH_MS = 1_500;
+
+const waitingFile = (path: string) => `${path}.waiting`;
+
+function someoneWaiting(path: string): boolean {
+  try {
+    const stat = statSync(waitingFile(path));
+    return Date.now() - stat.mtimeMs < WAITING_FRESH_MS && readFileSync(waitingFile(path), 'utf8') !== String(process.pid);
+  } catch {
+    return false;
+  }
+}
+
+function announceWaiting(path: string): void {
+  try {
+    writeFileSync(waitingFile(path), String(process.pid));
+  } catch {
+    // A read-only folder: the holder lets go after maxHoldMs instead.
+  }
+}
 
 /** A value a column accepts from a writer. */
 export type CellValue = string | number | boolean | Date | null | undefined | readonly string[] | object;
@@ -217,7 +242,7 @@ export class Store {
 
   private release(handle: Handle): void {
     handle.refs -= 1;
-    if (Date.now() - handle.openedAt > this.options.maxHoldMs) handle.draining = true;
+    if (Date.now() - handle.openedAt > this.options.maxHoldMs || someoneWaiting(this.path)) handle.draining = true;
     if (handle.refs > 0) return;
     if (handle.draining) {
       closeHandle(this.path, handle, YIELD_MS);
@@ -263,6 +288,7 @@ async function openWithRetry(path: string, mode: StoreMode, timeoutMs: number): 
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       if (!LOCK_RE.test(message)) throw error;
+      announceWaiting(path);
       if (Date.now() >= deadline) {
         const holder = /PID (\d+)/.exec(message)?.[1];
         throw new Error(

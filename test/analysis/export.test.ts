@@ -19,7 +19,7 @@ const db = join(dir, 'export.duckdb');
 const exported = new Map<string, ExportedTable[]>();
 
 before(async () => {
-  const store = await Store.open(db, { maxHoldMs: 60_000 });
+  const store = await Store.open(db);
   const wanted = new Set(['mace-7-1', 'expert-1', 'seeded-0', 'codesign-1', 'raw-unfinished']);
   for (const run of smallStudy().filter((r) => wanted.has(r.runId))) await writeRun(store, run);
   await recordPlanCheck(store, {

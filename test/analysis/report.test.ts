@@ -11,14 +11,12 @@ import { assertReportMatchesSql } from './sql-check.ts';
 import { smallStudy, writeRun, writeStudy } from './study.ts';
 
 after(closeAllStores);
-/** Writers here run back to back; the store's default turn-taking (for other processes) would only slow them. */
-const FAST_WRITES = { maxHoldMs: 60_000 };
 const dir = tempDir();
 const db = join(dir, 'study.duckdb');
 let analysis: Analysis;
 
 before(async () => {
-  await writeStudy(await Store.open(db, FAST_WRITES), smallStudy());
+  await writeStudy(await Store.open(db), smallStudy());
   analysis = await analyseFiles([db], { seed: 3, resamples: 500 });
 });
 
@@ -120,7 +118,7 @@ async function copyWithout(source: string, name: string, runIds: readonly string
   await closeAllStores();
   const path = join(dir, name);
   copyFileSync(source, path);
-  const store = await Store.open(path, FAST_WRITES);
+  const store = await Store.open(path);
   await store.write(async (tx) => {
     for (const table of TABLE_NAMES) await tx.run(`DELETE FROM ${table} WHERE list_contains($1, run_id)`, [runIds]);
   });
@@ -143,7 +141,7 @@ describe('several databases', () => {
     // The same job run again on a second machine, later: the first machine's run is replaced.
     const c = join(dir, 'vm3.duckdb');
     const first = runs.find((r) => r.runId === 'mace-2-0')!;
-    await writeRun(await Store.open(c, FAST_WRITES), {
+    await writeRun(await Store.open(c), {
       ...first,
       runId: 'mace-2-0-vm3',
       startedAt: new Date('2026-12-01T00:00:00Z'),
@@ -199,7 +197,7 @@ describe('mace report', () => {
 
   it('exits 1 when a database has no labelled runs, and 2 on bad input', async () => {
     const empty = join(dir, 'empty.duckdb');
-    await Store.open(empty, FAST_WRITES);
+    await Store.open(empty);
     const none = await runCli('report', empty);
     assert.equal(none.code, 1);
     assert.match(none.stderr, /no labelled evaluation runs in .*empty.duckdb/);
