@@ -5,10 +5,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { hostname } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import type { Checkout } from './checkouts.ts';
-
-const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+import { PROJECT_ROOT } from './paths.ts';
 
 export interface Provenance {
   readonly mace_commit: string;

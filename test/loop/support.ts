@@ -14,9 +14,10 @@ import { runMaceLoop, type LoopInput, type LoopOutcome } from '../../mace/orches
 import { makeSpec, type LoopOptions, type MaceSpec, type MaceSpecInput } from '../../mace/spec.ts';
 import { runTrace, type RunTrace } from '../../mace/store/readers.ts';
 import { Store } from '../../mace/store/store.ts';
-import { ROOT, tempDir } from '../helpers.ts';
+import { WORKLOADS_DIR } from '../../mace/paths.ts';
+import { tempDir } from '../helpers.ts';
 
-export const WORKLOADS = join(ROOT, 'workloads');
+export const WORKLOADS = WORKLOADS_DIR;
 
 export const PICO_OBJECTIVE =
   'Verify the gate workloads pass on a 2x2 pico mesh in a single task. That task needs the CONFIG_DISABLE_BIST_CLEAR RTL define.';
