@@ -51,29 +51,23 @@ export function openCheckouts(roots: readonly string[], core: Core, options: Wor
 
 /** Records every tagged step of a checkout into the store's step_results table. */
 export function recordingCheckout(checkout: Checkout, store: Store, runId: string): Checkout {
-  const save = (tag: string | undefined, kind: 'build' | 'run', result: BuildArtifact | RunResult) =>
-    tag
-      ? store.write((tx) =>
-          tx.upsert('step_results', {
-            run_id: runId,
-            tag,
-            kind,
-            checkout: checkout.root,
-            result,
-            recorded_at: new Date(),
-          }),
-        )
-      : Promise.resolve();
+  // Step results share the commit of the iteration (or probes) they belong to.
+  const save = (tag: string | undefined, kind: 'build' | 'run', result: BuildArtifact | RunResult) => {
+    if (!tag) return;
+    store.later((tx) =>
+      tx.insert('step_results', { run_id: runId, tag, kind, checkout: checkout.root, result, recorded_at: new Date() }),
+    );
+  };
   return {
     root: checkout.root,
     async build(config, options) {
       const artifact = await checkout.build(config, options);
-      await save(options?.tag, 'build', artifact);
+      save(options?.tag, 'build', artifact);
       return artifact;
     },
     async run(config, test, options) {
       const result = await checkout.run(config, test, options);
-      await save(options?.tag, 'run', result);
+      save(options?.tag, 'run', result);
       return result;
     },
     sourceFingerprint: checkout.sourceFingerprint?.bind(checkout),
@@ -89,9 +83,10 @@ export class ReplayMissing extends Error {
 
 /**
  * A checkout that answers from the step results recorded by run `sourceRunId`. Tags of the replaying
- * run carry its own run id; the prefix is swapped for the recorded one.
+ * run carry its own run id; the prefix is swapped for the recorded one. `root` names a checkout on
+ * disk whose sources the plan check reads (its define index); nothing is built or run there.
  */
-export function replayCheckout(store: Store, sourceRunId: string, label = `replay:${sourceRunId}`): Checkout {
+export function replayCheckout(store: Store, sourceRunId: string, root = `replay:${sourceRunId}`): Checkout {
   const lookup = async (tag: string | undefined, kind: 'build' | 'run') => {
     if (!tag) throw new ReplayMissing('a replayed step needs a replay tag');
     const recorded = `${sourceRunId}${tag.slice(tag.indexOf('/'))}`;
@@ -106,7 +101,7 @@ export function replayCheckout(store: Store, sourceRunId: string, label = `repla
     return reviveDates(JSON.parse(row.result) as Record<string, unknown>);
   };
   return {
-    root: label,
+    root,
     async build(config, options) {
       const recorded = (await lookup(options?.tag, 'build')) as unknown as BuildArtifact;
       return { ...recorded, config: makeConfig({ ...(recorded.config as object) }) };

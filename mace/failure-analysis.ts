@@ -9,6 +9,7 @@ import type { Diagnosis } from './directives.ts';
 import { rawNote, replanNote } from './feedback.ts';
 import type { ExecutionContext, TaskResult } from './integrator.ts';
 import type { LlmTool } from './llm/types.ts';
+import { diagnosticTools } from './diagnostic-tools.ts';
 import { breakingSet, narrow, type Narrowing } from './narrowing.ts';
 import { configForTask, designKey } from './design.ts';
 import { simsFlags } from './openpiton/config.ts';
@@ -54,8 +55,6 @@ export interface FailureInput {
   readonly checkouts: readonly Checkout[];
   readonly deadline: Deadline;
   readonly ctx: ExecutionContext;
-  /** Read-only diagnostic tools over the failed run, for backends that take tools. */
-  readonly tools?: readonly LlmTool[];
   /** The diff of RTL edits the failed build carried. */
   readonly rtlDiff?: string;
 }
@@ -111,7 +110,7 @@ export async function analyseFailure(input: FailureInput): Promise<FailureAnalys
         diagnosis = await triage(
           { spec, result: failed, rtlEdits: options.rtl_edits, rtlDiff: input.rtlDiff, narrowingNote: probesNote },
           input.llm,
-          { iteration: input.iteration, tools: input.tools, signal: input.signal },
+          { iteration: input.iteration, tools: failureTools(input), signal: input.signal },
         );
       } catch (error) {
         if (!(error instanceof TriageError)) throw error;
@@ -142,6 +141,11 @@ export async function analyseFailure(input: FailureInput): Promise<FailureAnalys
     feedback: note ?? null,
   });
   return { taskId: failed.task.id, diagnosis, stage, note, narrowing };
+}
+
+/** The read-only diagnostic tools over the failed run, for a backend that takes tools. */
+export function failureTools(input: Pick<FailureInput, 'llm' | 'failed'>): LlmTool[] | undefined {
+  return input.llm.backend.takesTools ? diagnosticTools(input.failed) : undefined;
 }
 
 function buildOutput(result: TaskResult): string {
@@ -176,5 +180,6 @@ async function remember(input: FailureInput, narrowing: Narrowing): Promise<void
       finishedAt: p.result.finishedAt,
       verdict: narrowing.verdict,
     })),
+    'later',
   );
 }

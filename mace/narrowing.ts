@@ -1,7 +1,9 @@
 /**
  * Narrowing: before triage, rebuild a failed config or workload task with some of its changes from
- * the reference undone. The build is deterministic, so a probe that passes names the change that
- * breaks the design, and probes that all fail clear the configuration of blame.
+ * the reference undone. The build is deterministic, so one passing probe names the change that
+ * breaks the design (culprit); several passing single undos, or only the all-undone probe passing,
+ * mean the changes break it together (combination); and probes that all fail clear the
+ * configuration of blame (not_config).
  */
 import type { Deadline } from './budget.ts';
 import type { Checkout } from './checkouts.ts';
@@ -125,8 +127,12 @@ export async function narrow(input: NarrowingInput): Promise<Narrowing> {
         `the budget left (${Math.round(input.deadline.leftS())} s) is under ${Math.round(needS)} s`,
       );
     }
-    const culprit = singles.find((p) => p?.result.passed);
-    if (culprit) return settle('culprit', probes, [...culprit.undone]);
+    const passing = singles.filter((p): p is Probe => Boolean(p?.result.passed));
+    // One passing undo names the culprit; several mean those changes break the design only together.
+    if (passing.length === 1) return settle('culprit', probes, [...passing[0]!.undone]);
+    if (passing.length > 1) return settle('combination', probes, passing.flatMap((p) => p.undone));
+    // With one change, undoing it was the all-undone probe.
+    if (changes.length === 1) return settle('not_config', probes, []);
   }
   const all = await probe(changes, input.checkouts[0]!);
   if (!all)
@@ -165,7 +171,7 @@ export function probesNote(
   }
   const meaning: Record<NarrowingVerdict, string> = {
     culprit: 'one change breaks the design on its own',
-    combination: 'no single change is to blame, but the changes together break the design',
+    combination: 'no single change is to blame: the changes break the design together',
     not_config: 'the reference configuration fails too, so the cause is not one of these changes',
     unresolved: `the run's time ran out before the probes could settle it${reason ? ` (${reason})` : ''}`,
     no_changes: 'the failed design is the reference configuration, so there was nothing to undo',

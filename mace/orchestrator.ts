@@ -9,7 +9,7 @@ import { Deadline } from './budget.ts';
 import type { Checkout } from './checkouts.ts';
 import { recordingCheckout } from './checkouts.ts';
 import { configForTask, designKey } from './design.ts';
-import { analyseFailure, type FailureAnalysis, type RunMemory } from './failure-analysis.ts';
+import { analyseFailure, failureTools, type FailureAnalysis, type RunMemory } from './failure-analysis.ts';
 import { collapseSingleDesign } from './fast-path.ts';
 import { integrateParallel, type ExecutionContext, type TaskResult } from './integrator.ts';
 import { LLMCallFailed } from './llm/types.ts';
@@ -172,7 +172,12 @@ async function runPostMortem(
   iterations: readonly IterationOutcome[],
 ): Promise<void> {
   try {
-    const pm = await postMortem(input.spec, status, iterations, llm, { signal: input.signal });
+    // The post-mortem inspects the last failure triage looked at, with the same tools.
+    const failed = [...iterations]
+      .reverse()
+      .flatMap((it) => it.results.filter((r) => r.task.id === it.failure?.taskId))[0];
+    const tools = failed ? failureTools({ llm, failed }) : undefined;
+    const pm = await postMortem(input.spec, status, iterations, llm, { tools, signal: input.signal });
     if (pm) await recordPostMortem(input.store, { runId, ...pm });
   } catch (error) {
     if (!(error instanceof LLMCallFailed)) throw error;
@@ -246,16 +251,20 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
           }
         : undefined,
       onLook: (look) =>
-        recordPlanCheck(store, {
-          runId,
-          iteration,
-          attempt: look.attempt,
-          action: look.action,
-          problems: look.problems,
-          stripped: look.stripped,
-          added: look.added,
-          plan: look.plan ?? undefined,
-        }),
+        recordPlanCheck(
+          store,
+          {
+            runId,
+            iteration,
+            attempt: look.attempt,
+            action: look.action,
+            problems: look.problems,
+            stripped: look.stripped,
+            added: look.added,
+            plan: look.plan ?? undefined,
+          },
+          'later',
+        ),
     });
     if (!planned.ok) throw new RunEnded('planning_failed', planned.error.message);
 
@@ -263,13 +272,17 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
     if (options.fast_path) {
       const collapsed = collapseSingleDesign(spec, tasks);
       if (collapsed) {
-        await recordFastPath(store, {
-          runId,
-          iteration,
-          keptTask: collapsed.kept.id,
-          replaced: collapsed.replaced,
-          simsFlags: [collapsed.designKey],
-        });
+        await recordFastPath(
+          store,
+          {
+            runId,
+            iteration,
+            keptTask: collapsed.kept.id,
+            replaced: collapsed.replaced,
+            simsFlags: [collapsed.designKey],
+          },
+          'later',
+        );
         tasks = [collapsed.kept];
       }
     }
@@ -342,7 +355,7 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
       memory.feedback.push(
         `The next iteration starts from RTL edits already made to: ${[...baseEdits.keys()].join(', ')}. Change them with an rtl task rather than writing them again.`,
       );
-    await addIterationUsd(store, runId, iteration, llm.totals().usd - usdBeforeAnalysis);
+    await addIterationUsd(store, runId, iteration, llm.totals().usd - usdBeforeAnalysis, 'later');
     state.iterations.push({ iteration, tasks, results, failure });
     state.events?.onIteration?.(state.iterations.at(-1)!);
   }

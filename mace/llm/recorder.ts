@@ -1,7 +1,8 @@
 /**
  * RunLlm is what the loop calls: one per run, wrapping the run's backend. Each call gets its replay
  * tag and the run's seed, is timed, and is recorded in `llm_calls` (failed calls too, with ok=false
- * and the reason), numbered in the order the calls were made. It keeps the run's running totals of
+ * and the reason), numbered in the order the calls were made. Records commit with the store's next
+ * write (Store.later), so a call costs no commit of its own; `store.flush()` commits them at once. It keeps the run's running totals of
  * tokens and dollars, which `max_usd` budgets read, and rethrows LLMCallFailed for the loop to end
  * the run as `error`.
  */
@@ -149,6 +150,7 @@ export class RunLlm {
 
   private async keep(record: LlmCallRecord): Promise<void> {
     this.records[record.seq] = record;
-    if (this.store) await recordLlmCall(this.store, record);
+    // Calls share the commit of the step that follows them (the run's next write).
+    if (this.store) await recordLlmCall(this.store, record, 'later');
   }
 }

@@ -13,6 +13,7 @@ import {
   DOUBLE,
   DuckDBConnection,
   DuckDBInstance,
+  DuckDBPreparedStatement,
   INTEGER,
   LIST,
   TIMESTAMP,
@@ -30,7 +31,11 @@ export type StoreMode = 'write' | 'read';
 export interface StoreOptions {
   /** How long to wait for another process to release the file before giving up. */
   readonly lockTimeoutMs?: number;
-  /** Keep an idle handle this long, so a burst of writes opens the file once. */
+  /**
+   * Keep an idle handle this long, so the writes of a run open the file once (opening and closing
+   * cost ~45 ms). While idle the holder checks every WAIT_POLL_MS whether another process is
+   * waiting, and lets go at once if one is.
+   */
   readonly lingerMs?: number;
   /**
    * After holding the file this long, close it at the next idle moment and pause, so others get a
@@ -44,11 +49,12 @@ export interface StoreOptions {
 
 const DEFAULTS = {
   lockTimeoutMs: 120_000,
-  lingerMs: 150,
+  lingerMs: 5_000,
   maxHoldMs: 30_000,
   schemaVersion: SCHEMA_VERSION,
 } satisfies Required<StoreOptions>;
 const YIELD_MS = 80;
+const WAIT_POLL_MS = 50;
 /** A `.waiting` file touched this recently means another process is waiting for the lock. */
 const WAITING_FRESH_MS = 1_500;
 
@@ -57,7 +63,9 @@ const waitingFile = (path: string) => `${path}.waiting`;
 function someoneWaiting(path: string): boolean {
   try {
     const stat = statSync(waitingFile(path));
-    return Date.now() - stat.mtimeMs < WAITING_FRESH_MS && readFileSync(waitingFile(path), 'utf8') !== String(process.pid);
+    return (
+      Date.now() - stat.mtimeMs < WAITING_FRESH_MS && readFileSync(waitingFile(path), 'utf8') !== String(process.pid)
+    );
   } catch {
     return false;
   }
@@ -87,15 +95,28 @@ export interface Queries {
 
 export interface Tx extends Queries {
   run(sql: string, params?: Params): Promise<void>;
-  /** INSERT OR REPLACE on the table's primary key: recording the same row twice changes nothing. */
+  /** INSERT OR REPLACE on the table's primary key: the last record of a key stands. */
   upsert(table: TableName, row: Row): Promise<void>;
+  /**
+   * INSERT OR IGNORE: a fact is recorded once, and recording it again changes nothing. Much cheaper
+   * than upsert in DuckDB for large rows (replace deletes and re-inserts), so writers of facts use it.
+   */
+  insert(table: TableName, row: Row): Promise<void>;
   /** Set some columns of the row with this primary key. */
   update(table: TableName, key: Row, values: Row): Promise<void>;
+}
+
+/** A connection kept with the statements it has prepared, so a repeated insert is only bound and run. */
+interface PooledConnection {
+  readonly connection: DuckDBConnection;
+  readonly prepared: Map<string, DuckDBPreparedStatement>;
 }
 
 interface Handle {
   readonly mode: StoreMode;
   instance: DuckDBInstance;
+  /** Idle connections; each borrower takes its own, since a connection runs one transaction at a time. */
+  idle: PooledConnection[];
   refs: number;
   openedAt: number;
   closeTimer: NodeJS.Timeout | undefined;
@@ -112,6 +133,7 @@ export class Store {
   readonly path: string;
   readonly mode: StoreMode;
   private readonly options: Required<StoreOptions>;
+  private readonly pending: ((tx: Tx) => Promise<void>)[] = [];
 
   private constructor(path: string, mode: StoreMode, options: StoreOptions) {
     this.path = path;
@@ -148,23 +170,43 @@ export class Store {
 
   /** Run `fn` with read access. */
   async read<T>(fn: (q: Queries) => Promise<T>): Promise<T> {
-    return this.borrow(async (connection) => fn(queries(connection)));
+    return this.borrow(async ({ connection }) => fn(queries(connection)));
   }
 
   /** Run `fn` in one transaction: all of it is committed, or none of it. */
   async write<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     if (this.mode !== 'write') throw new Error(`store ${this.path} was opened for reading`);
-    return this.borrow(async (connection) => {
+    return this.borrow(async (pooled) => {
+      const { connection } = pooled;
+      const pending = this.pending.splice(0);
       await connection.run('BEGIN TRANSACTION');
       try {
-        const result = await fn(transaction(connection));
+        const tx = transaction(pooled);
+        for (const record of pending) await record(tx);
+        const result = await fn(tx);
         await connection.run('COMMIT');
         return result;
       } catch (error) {
         await connection.run('ROLLBACK').catch(() => undefined);
+        this.pending.unshift(...pending);
         throw error;
       }
     });
+  }
+
+  /**
+   * Queue a record for the next write's transaction instead of committing it alone: a commit costs
+   * a WAL sync, and a step's small records (LLM calls, step results, plan checks) can share the
+   * commit of the step that follows them. A crash loses at most those, the step in flight.
+   */
+  later(record: (tx: Tx) => Promise<void>): void {
+    if (this.mode !== 'write') throw new Error(`store ${this.path} was opened for reading`);
+    this.pending.push(record);
+  }
+
+  /** Commit whatever later() queued. */
+  async flush(): Promise<void> {
+    if (this.pending.length) await this.write(async () => undefined);
   }
 
   /** Bring the file up to version `to`, applying only the migrations it lacks. */
@@ -192,14 +234,14 @@ export class Store {
     if (to === SCHEMA_VERSION) migrated.add(this.path);
   }
 
-  private async borrow<T>(fn: (connection: DuckDBConnection) => Promise<T>): Promise<T> {
+  private async borrow<T>(fn: (pooled: PooledConnection) => Promise<T>): Promise<T> {
     const handle = await this.acquire();
-    let connection: DuckDBConnection | undefined;
+    let pooled: PooledConnection | undefined;
     try {
-      connection = await handle.instance.connect();
-      return await fn(connection);
+      pooled = handle.idle.pop() ?? { connection: await handle.instance.connect(), prepared: new Map() };
+      return await fn(pooled);
     } finally {
-      connection?.closeSync();
+      if (pooled) handle.idle.push(pooled);
       this.release(handle);
     }
   }
@@ -216,7 +258,7 @@ export class Store {
         await sleep(5);
         continue;
       }
-      clearTimeout(existing.closeTimer);
+      clearInterval(existing.closeTimer);
       existing.closeTimer = undefined;
       existing.refs += 1;
       return existing;
@@ -230,6 +272,7 @@ export class Store {
     const handle: Handle = {
       mode: this.mode,
       instance,
+      idle: [],
       refs: 1,
       openedAt: Date.now(),
       closeTimer: undefined,
@@ -248,7 +291,18 @@ export class Store {
       closeHandle(this.path, handle, YIELD_MS);
       return;
     }
-    handle.closeTimer = setTimeout(() => closeHandle(this.path, handle, 0), this.options.lingerMs);
+    // Idle: let go after the linger, or as soon as another process says it is waiting. The timer
+    // does not keep the process alive; committed writes are safe in the WAL if it exits first.
+    const idleSince = Date.now();
+    handle.closeTimer = setInterval(
+      () => {
+        const waiting = someoneWaiting(this.path);
+        if (waiting || Date.now() - idleSince >= this.options.lingerMs)
+          closeHandle(this.path, handle, waiting ? YIELD_MS : 0);
+      },
+      Math.min(WAIT_POLL_MS, this.options.lingerMs),
+    );
+    handle.closeTimer.unref();
   }
 }
 
@@ -257,7 +311,7 @@ export async function closeAllStores(): Promise<void> {
   migrated.clear();
   for (const [path, handle] of [...handles]) {
     if (handle.refs === 0) {
-      clearTimeout(handle.closeTimer);
+      clearInterval(handle.closeTimer);
       closeHandle(path, handle, 0);
     }
     await handle.closed;
@@ -266,8 +320,9 @@ export async function closeAllStores(): Promise<void> {
 
 function closeHandle(path: string, handle: Handle, pauseMs: number): void {
   if (handle.closed) return;
-  clearTimeout(handle.closeTimer);
+  clearInterval(handle.closeTimer);
   handle.closed = (async () => {
+    for (const { connection } of handle.idle.splice(0)) connection.closeSync();
     handle.instance.closeSync();
     // The pause lets a process waiting for the lock take its turn before we reopen.
     if (pauseMs > 0) await sleep(pauseMs);
@@ -278,7 +333,11 @@ function closeHandle(path: string, handle: Handle, pauseMs: number): void {
 const LOCK_RE = /Could not set lock|Conflicting lock|database is locked/i;
 
 async function openWithRetry(path: string, mode: StoreMode, timeoutMs: number): Promise<DuckDBInstance> {
-  const options: Record<string, string> = { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' };
+  const options: Record<string, string> = {
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+    threads: '1',
+  };
   if (mode === 'read') options.access_mode = 'READ_ONLY';
   const deadline = Date.now() + timeoutMs;
   let wait = 10;
@@ -328,26 +387,15 @@ function queries(connection: DuckDBConnection): Queries {
   };
 }
 
-function transaction(connection: DuckDBConnection): Tx {
+function transaction({ connection, prepared }: PooledConnection): Tx {
   const run = async (sql: string, params: Params = []) => {
     await connection.run(sql, params.map(toDuckValue) as DuckDBValue[]);
   };
   return {
     ...queries(connection),
     run,
-    async upsert(table, row) {
-      const columns = TABLES[table].columns as Record<string, ColumnType>;
-      const names = Object.keys(row).filter((name) => row[name] !== undefined);
-      for (const name of names) if (!(name in columns)) throw new Error(`table ${table} has no column ${name}`);
-      const values = names.map((name) => cell(columns[name]!, row[name]));
-      const types = names.map((name) => duckType(columns[name]!));
-      const placeholders = names.map((name, i) => `$${i + 1}${columns[name] === 'JSON' ? '::JSON' : ''}`);
-      await connection.run(
-        `INSERT OR REPLACE INTO ${table} (${names.join(', ')}) VALUES (${placeholders.join(', ')})`,
-        values,
-        types,
-      );
-    },
+    upsert: (table, row) => insertRow({ connection, prepared }, 'INSERT OR REPLACE', table, row),
+    insert: (table, row) => insertRow({ connection, prepared }, 'INSERT OR IGNORE', table, row),
     async update(table, key, values) {
       const columns = TABLES[table].columns as Record<string, ColumnType>;
       const set = Object.keys(values).filter((name) => values[name] !== undefined);
@@ -364,6 +412,24 @@ function transaction(connection: DuckDBConnection): Tx {
       );
     },
   };
+}
+
+async function insertRow(pooled: PooledConnection, verb: string, table: TableName, row: Row): Promise<void> {
+  const columns = TABLES[table].columns as Record<string, ColumnType>;
+  const names = Object.keys(row).filter((name) => row[name] !== undefined);
+  for (const name of names) if (!(name in columns)) throw new Error(`table ${table} has no column ${name}`);
+  const placeholders = names.map((name, i) => `$${i + 1}${columns[name] === 'JSON' ? '::JSON' : ''}`);
+  const sql = `${verb} INTO ${table} (${names.join(', ')}) VALUES (${placeholders.join(', ')})`;
+  let statement = pooled.prepared.get(sql);
+  if (!statement) {
+    statement = await pooled.connection.prepare(sql);
+    pooled.prepared.set(sql, statement);
+  }
+  statement.bind(
+    names.map((name) => cell(columns[name]!, row[name])),
+    names.map((name) => duckType(columns[name]!)),
+  );
+  await statement.run();
 }
 
 function duckType(type: ColumnType): DuckDBType {

@@ -1,11 +1,20 @@
 /**
- * Writers: one function per fact the loop and the harness record. Each is one transaction and
- * idempotent (recording the same row twice changes nothing), so a step retried after a crash
- * cannot double-count.
+ * Writers: one function per fact the loop and the harness record. Each is one transaction (or
+ * joins the next one, see When) and idempotent: a fact is recorded once, and recording it again
+ * changes nothing, so a step retried after a crash cannot double-count.
  */
 import type { CacheGeometry } from '../openpiton/geometry.ts';
 import type { RunStatus } from '../spec.ts';
 import type { Row, Store, Tx } from './store.ts';
+
+/** Commit a record now, or queue it for the next write's transaction (Store.later). */
+export type When = 'now' | 'later';
+
+function persist(store: Store, when: When, record: (tx: Tx) => Promise<void>): Promise<void> {
+  if (when === 'now') return store.write(record);
+  store.later(record);
+  return Promise.resolve();
+}
 
 export interface NewRun {
   readonly runId: string;
@@ -31,7 +40,7 @@ export interface NewRun {
 
 export async function startRun(store: Store, run: NewRun): Promise<void> {
   await store.write((tx) =>
-    tx.upsert('runs', {
+    tx.insert('runs', {
       run_id: run.runId,
       objective: run.objective,
       core: run.core,
@@ -134,7 +143,7 @@ export interface IterationRecord {
 /** An iteration and its task rows, in one transaction. */
 export async function recordIteration(store: Store, record: IterationRecord): Promise<void> {
   await store.write(async (tx) => {
-    await tx.upsert('iterations', {
+    await tx.insert('iterations', {
       run_id: record.runId,
       iteration: record.iteration,
       num_tasks: record.tasks.length,
@@ -181,12 +190,18 @@ function upsertTask(tx: Tx, runId: string, iteration: number, task: TaskRecord):
     finished_at: task.finishedAt ?? null,
     rtl_diff: task.rtlDiff ?? null,
   };
-  return tx.upsert('tasks', row);
+  return tx.insert('tasks', row);
 }
 
 /** Cost found after the iteration was recorded (triage runs after execution). */
-export async function addIterationUsd(store: Store, runId: string, iteration: number, usd: number): Promise<void> {
-  await store.write((tx) =>
+export async function addIterationUsd(
+  store: Store,
+  runId: string,
+  iteration: number,
+  usd: number,
+  when: When = 'now',
+): Promise<void> {
+  await persist(store, when, (tx) =>
     tx.run('UPDATE iterations SET usd = usd + $1 WHERE run_id = $2 AND iteration = $3', [usd, runId, iteration]),
   );
 }
@@ -211,7 +226,7 @@ export interface FailureRecord {
 
 export async function recordFailure(store: Store, failure: FailureRecord): Promise<void> {
   await store.write((tx) =>
-    tx.upsert('failures', {
+    tx.insert('failures', {
       run_id: failure.runId,
       iteration: failure.iteration,
       task_id: failure.taskId,
@@ -239,7 +254,7 @@ export interface PostMortemRecord {
 
 export async function recordPostMortem(store: Store, pm: PostMortemRecord): Promise<void> {
   await store.write((tx) =>
-    tx.upsert('post_mortems', {
+    tx.insert('post_mortems', {
       run_id: pm.runId,
       assessment: pm.assessment,
       explanation: pm.explanation,
@@ -271,9 +286,9 @@ export interface LlmCallRecord {
   readonly toolCalls?: readonly object[];
 }
 
-export async function recordLlmCall(store: Store, call: LlmCallRecord): Promise<void> {
-  await store.write((tx) =>
-    tx.upsert('llm_calls', {
+export async function recordLlmCall(store: Store, call: LlmCallRecord, when: When = 'now'): Promise<void> {
+  await persist(store, when, (tx) =>
+    tx.insert('llm_calls', {
       run_id: call.runId,
       seq: call.seq,
       iteration: call.iteration,
@@ -320,9 +335,9 @@ export interface PlanCheckRecord {
   readonly plan?: object;
 }
 
-export async function recordPlanCheck(store: Store, check: PlanCheckRecord): Promise<void> {
-  await store.write((tx) =>
-    tx.upsert('plan_checks', {
+export async function recordPlanCheck(store: Store, check: PlanCheckRecord, when: When = 'now'): Promise<void> {
+  await persist(store, when, (tx) =>
+    tx.insert('plan_checks', {
       run_id: check.runId,
       iteration: check.iteration,
       attempt: check.attempt,
@@ -358,10 +373,10 @@ export interface ProbeRecord {
   readonly verdict?: string | null;
 }
 
-export async function recordProbes(store: Store, probes: readonly ProbeRecord[]): Promise<void> {
-  await store.write(async (tx) => {
+export async function recordProbes(store: Store, probes: readonly ProbeRecord[], when: When = 'now'): Promise<void> {
+  await persist(store, when, async (tx) => {
     for (const probe of probes) {
-      await tx.upsert('probes', {
+      await tx.insert('probes', {
         run_id: probe.runId,
         iteration: probe.iteration,
         probe: probe.probe,
@@ -391,9 +406,9 @@ export interface FastPathRecord {
   readonly simsFlags?: readonly string[];
 }
 
-export async function recordFastPath(store: Store, record: FastPathRecord): Promise<void> {
-  await store.write((tx) =>
-    tx.upsert('fast_paths', {
+export async function recordFastPath(store: Store, record: FastPathRecord, when: When = 'now'): Promise<void> {
+  await persist(store, when, (tx) =>
+    tx.insert('fast_paths', {
       run_id: record.runId,
       iteration: record.iteration,
       kept_task: record.keptTask,
@@ -414,7 +429,7 @@ export interface ResimulationRecord {
 
 export async function recordResimulation(store: Store, r: ResimulationRecord): Promise<void> {
   await store.write((tx) =>
-    tx.upsert('resimulations', {
+    tx.insert('resimulations', {
       run_id: r.runId,
       task_id: r.taskId,
       program: r.program,
@@ -443,7 +458,7 @@ export interface EvaluationRecord {
 
 export async function recordEvaluation(store: Store, e: EvaluationRecord): Promise<void> {
   await store.write((tx) =>
-    tx.upsert('evaluations', {
+    tx.insert('evaluations', {
       run_id: e.runId,
       idx: e.idx,
       round: e.round,

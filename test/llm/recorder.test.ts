@@ -35,6 +35,8 @@ describe('RunLlm', () => {
     await llm.call({ phase: 'plan_retry', prompt: 'plan again', iteration: 0, attempt: 1 });
     await llm.call({ phase: 'triage', prompt: 'triage base', iteration: 0, taskId: 'base', tools: [readLogTool()] });
     await assert.rejects(llm.call({ phase: 'post_mortem', prompt: 'fail now' }), LLMCallFailed);
+    // Calls commit with the run's next write; a flush stands in for it here.
+    await store.flush();
 
     const rows = (await query(store, 'SELECT * FROM llm_calls WHERE run_id = $1 ORDER BY seq', ['run1'])).map((r) =>
       LlmCallRowSchema.parse(r),
@@ -85,6 +87,7 @@ describe('RunLlm', () => {
       assert.ok(!error.message.includes(OPENAI_KEY));
       return true;
     });
+    await store.flush();
     const [dump] = await query<{ text: string }>(
       store,
       "SELECT string_agg(CAST(c AS VARCHAR), '\n') AS text FROM llm_calls c",

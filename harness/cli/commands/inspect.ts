@@ -21,12 +21,13 @@ import {
 } from '../../../mace/openpiton/geometry.ts';
 import { describeLog, tileList, type LogReport } from '../../../mace/openpiton/logreport.ts';
 import { printJson } from '../io.ts';
+import { registerInspectReply } from './inspect-reply.ts';
 import type { CommandContext } from '../main.ts';
 
 export function registerInspect(program: Command, ctx: CommandContext): void {
   const inspect = program
     .command('inspect')
-    .description('Read OpenPiton logs and configurations the way the adapter does');
+    .description("Read OpenPiton logs and configurations the way the adapter does, and model replies the way the loop does");
 
   inspect
     .command('log')
@@ -64,6 +65,8 @@ Examples:
   $ mace inspect config --core ariane --cache l1d=16384,8 --json`,
     )
     .action((options: ConfigOptions) => inspectConfig(options, ctx));
+
+  registerInspectReply(inspect, ctx);
 }
 
 function inspectLogs(files: readonly string[], options: { json?: boolean }, ctx: CommandContext): void {

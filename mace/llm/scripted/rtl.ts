@@ -33,17 +33,20 @@ interface Fix {
  * other identifier, at most two edits away, is used several times.
  */
 export function findTypo(content: string, lineNo: number | undefined, hint: string | undefined): Fix | undefined {
-  const counts = new Map<string, number>();
-  for (const word of content.match(IDENT) ?? []) counts.set(word, (counts.get(word) ?? 0) + 1);
+  const code = (line: string) => line.replace(/\/\/.*$/, '');
   const lines = content.split('\n');
+  const counts = new Map<string, number>();
+  for (const line of lines) for (const word of code(line).match(IDENT) ?? []) counts.set(word, (counts.get(word) ?? 0) + 1);
+  // A name the compiler could not find may be replaced by any declared name; a guess needs a name used twice.
+  const minUses = hint ? 1 : 2;
   const candidates = lineNo ? [lines[lineNo - 1] ?? ''] : lines;
   for (const line of candidates) {
-    const words = [...new Set(line.match(IDENT) ?? [])].filter((w) => (hint ? w === hint : counts.get(w) === 1));
+    const words = [...new Set(code(line).match(IDENT) ?? [])].filter((w) => (hint ? w === hint : counts.get(w) === 1));
     for (const wrong of words) {
       let best: string | undefined;
       let bestDistance = 3;
       for (const [word, count] of counts) {
-        if (word === wrong || count < 2) continue;
+        if (word === wrong || count < minUses) continue;
         const d = editDistance(wrong, word);
         if (d < bestDistance || (d === bestDistance && best !== undefined && word.length > best.length)) {
           best = word;
