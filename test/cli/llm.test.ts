@@ -85,8 +85,10 @@ describe('mace llm ping', () => {
     const server = await fakeServer([
       openai.text('TASK: base | deps= | kind=workload | run it', { input: 50, output: 12 }),
     ]);
-    const recorder = new RunLlm(await openaiKit.make(server.url), { runId: 'rec1', store: await Store.open(db) });
+    const store = await Store.open(db);
+    const recorder = new RunLlm(await openaiKit.make(server.url), { runId: 'rec1', store });
     await recorder.call({ phase: 'plan', prompt: 'plan it', iteration: 0 });
+    await store.flush();
 
     const flags = ['llm', 'ping', '--llm', 'replay', '--replay-db', db, '--replay-run', 'rec1'];
     const { code, stdout, stderr } = await runCli(...flags, '--tag', 'rec1/iter0/-/plan', '--json');

@@ -54,6 +54,7 @@ describe('replay backend', () => {
     const llm = new RunLlm(await openaiKit.make(server.url), { runId: 'rec', seed: 3, store });
     recorded = [];
     for (const call of RUN) recorded.push(await settle(llm, call));
+    await store.flush();
   });
 
   it('gives back the recorded replies, tokens, cost, model and tool calls, with no call to the model', async () => {
@@ -65,6 +66,7 @@ describe('replay backend', () => {
     const llm = new RunLlm(backend, { runId: 'again', store });
     const replayed: (LlmReply | string)[] = [];
     for (const call of RUN) replayed.push(await settle(llm, call));
+    await store.flush();
     assert.equal(server.requests.length, asked);
 
     const strip = (r: LlmReply | string) => (typeof r === 'string' ? r : { ...r, latencyS: 0 });
