@@ -60,6 +60,7 @@ export interface IterationOutcome {
 /** Progress callbacks for displays; none of them changes what the loop does. */
 export interface LoopEvents {
   onStart?(runId: string): void;
+  onIterationStart?(iteration: number): void;
   onPlan?(iteration: number, tasks: readonly Task[]): void;
   onTask?(iteration: number, result: TaskResult): void;
   onIteration?(outcome: IterationOutcome): void;
@@ -232,6 +233,7 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
 
     const usdBefore = llm.totals().usd;
     const iterationStart = new Date();
+    state.events?.onIterationStart?.(iteration);
     const feedback = memory.feedback.join('\n\n');
     const planned = await planIteration({
       spec,
