@@ -12,6 +12,7 @@ import { registerDoctor } from './commands/doctor.ts';
 import { registerInspect } from './commands/inspect.ts';
 import { registerLlm } from './commands/llm.ts';
 import { registerExport } from './commands/export.ts';
+import { registerFigures } from './commands/figures.ts';
 import { registerImport } from './commands/import.ts';
 import { registerOffline } from './commands/offline.ts';
 import { registerReport } from './commands/report.ts';
@@ -29,6 +30,7 @@ export type Registrar = (program: Command, ctx: CommandContext) => void;
 const REGISTRARS: readonly Registrar[] = [
   registerResults,
   registerReport,
+  registerFigures,
   registerExport,
   registerImport,
   registerInspect,
