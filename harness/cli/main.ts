@@ -14,6 +14,7 @@ import { registerLlm } from './commands/llm.ts';
 import { registerExport } from './commands/export.ts';
 import { registerFigures } from './commands/figures.ts';
 import { registerImport } from './commands/import.ts';
+import { registerNotebooks } from './commands/notebooks.ts';
 import { registerOffline } from './commands/offline.ts';
 import { registerReport } from './commands/report.ts';
 import { registerResults } from './commands/results.ts';
@@ -31,6 +32,7 @@ const REGISTRARS: readonly Registrar[] = [
   registerResults,
   registerReport,
   registerFigures,
+  registerNotebooks,
   registerExport,
   registerImport,
   registerInspect,

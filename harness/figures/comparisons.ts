@@ -191,7 +191,10 @@ export function recoveryFigure(analysis: Analysis): Figure | Skipped {
             color: {
               field: 'stage',
               type: 'nominal',
-              scale: categoryScale(CATCH_STAGES.filter((s) => rows.some((r) => r.caught_by[s] > 0))),
+              scale: categoryScale(
+                CATCH_STAGES,
+                CATCH_STAGES.filter((s) => rows.some((r) => r.caught_by[s] > 0)),
+              ),
               title: 'caught by',
               sort: [...CATCH_STAGES],
             },

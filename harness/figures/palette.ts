@@ -72,10 +72,16 @@ export function methodScale(
   return { domain, range: domain.map((m) => colours.get(m)!) };
 }
 
-/** Colours for categories that are not methods (catch stages, timeline kinds): Tol's light scheme and greys. */
-export function categoryScale(categories: readonly string[]): { domain: string[]; range: string[] } {
+/**
+ * Colours for categories that are not methods (catch stages, timeline kinds), from Tol's light
+ * scheme: each category keeps its place in `all`, whichever of them a figure shows.
+ */
+export function categoryScale(
+  all: readonly string[],
+  shown: readonly string[] = all,
+): { domain: string[]; range: string[] } {
   const LIGHT = ['#77AADD', '#EE8866', '#EEDD88', '#FFAABB', '#99DDFF', '#44BB99', '#BBCC33', '#AAAA00', '#DDDDDD'];
-  return { domain: [...categories], range: categories.map((_, i) => LIGHT[i % LIGHT.length]!) };
+  return { domain: [...shown], range: shown.map((c) => LIGHT[all.indexOf(c) % LIGHT.length]!) };
 }
 
 /** Ink for medians, reference lines and text. */
