@@ -40,6 +40,7 @@ export {
   type MethodKind,
   type MethodSummary,
   type PairedDifference,
+  type PerPass,
   type RecoveryRow,
   type TimeToPass,
 } from './tables.ts';
@@ -61,4 +62,14 @@ export { formatRate, formatTime, renderMarkdown, runRowsCsv } from './report.ts'
 export { EXPORT_FORMATS, exportDatabase, type ExportFormat, type ExportedTable } from './export.ts';
 export { importOriginal, type ImportReport } from './original.ts';
 export { duckdbSource, type Source } from './source.ts';
+export {
+  TIMELINE_KINDS,
+  runDetails,
+  runTimeline,
+  showcaseRun,
+  type RunTimeline,
+  type TimelineBar,
+  type TimelineKind,
+} from './run.ts';
+export type { RunTrace } from '../../mace/store/readers.ts';
 export { copyToSqlite, sqliteSource } from './sqlite.ts';

@@ -161,7 +161,31 @@ export interface MethodSummary {
   readonly total_usd: number;
   /** Total dollars divided by passes; null with no pass. */
   readonly usd_per_pass: number | null;
+  /** What the method spent over all its runs, passed or not, divided by its passes; null with no pass. */
+  readonly per_pass: PerPass | null;
 }
+
+/** Spending per passed run: each total over a method's runs divided by its passes. */
+export interface PerPass {
+  readonly llm_usd: number;
+  readonly compute_usd: number;
+  readonly input_tokens: number;
+  /** Output tokens other than thinking. */
+  readonly output_tokens: number;
+  readonly thinking_tokens: number;
+  /** Build, simulation and probe seconds. */
+  readonly machine_s: number;
+}
+
+/** The RunRow totals a PerPass divides. */
+const PER_PASS_FIELDS = [
+  'llm_usd',
+  'compute_usd',
+  'input_tokens',
+  'output_tokens',
+  'thinking_tokens',
+  'machine_s',
+] as const satisfies readonly (keyof PerPass & keyof RunRow)[];
 
 /**
  * A method's kind: a co-design search when its runs recorded evaluations (or, with none, its name
@@ -194,8 +218,11 @@ export function methodSummaries(
   return [...groupBy(rows, (r) => r.method)]
     .map(([method, runs]) => {
       const passed = runs.filter((r) => r.passed);
-      const sum = (field: 'llm_usd' | 'compute_usd' | 'total_usd') => runs.reduce((s, r) => s + r[field], 0);
+      const sum = (field: 'total_usd' | (typeof PER_PASS_FIELDS)[number]) => runs.reduce((s, r) => s + r[field], 0);
       const total = sum('total_usd');
+      const perPass = passed.length
+        ? (Object.fromEntries(PER_PASS_FIELDS.map((f) => [f, sum(f) / passed.length])) as unknown as PerPass)
+        : null;
       return {
         method,
         kind: kinds.get(method)!,
@@ -210,6 +237,7 @@ export function methodSummaries(
         compute_usd_total: sum('compute_usd'),
         total_usd: total,
         usd_per_pass: passed.length ? total / passed.length : null,
+        per_pass: perPass,
       };
     })
     .sort((a, b) => a.method.localeCompare(b.method));

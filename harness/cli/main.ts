@@ -12,7 +12,9 @@ import { registerDoctor } from './commands/doctor.ts';
 import { registerInspect } from './commands/inspect.ts';
 import { registerLlm } from './commands/llm.ts';
 import { registerExport } from './commands/export.ts';
+import { registerFigures } from './commands/figures.ts';
 import { registerImport } from './commands/import.ts';
+import { registerNotebooks } from './commands/notebooks.ts';
 import { registerOffline } from './commands/offline.ts';
 import { registerReport } from './commands/report.ts';
 import { registerResults } from './commands/results.ts';
@@ -29,6 +31,8 @@ export type Registrar = (program: Command, ctx: CommandContext) => void;
 const REGISTRARS: readonly Registrar[] = [
   registerResults,
   registerReport,
+  registerFigures,
+  registerNotebooks,
   registerExport,
   registerImport,
   registerInspect,

@@ -1,24 +1,19 @@
 import { writeFileSync } from 'node:fs';
-import { Option, type Command } from 'commander';
-import { analyseFiles, DEFAULT_RESAMPLES, DEFAULT_SEED, DEFAULT_REFERENCE } from '../../analysis/analyse.ts';
+import type { Command } from 'commander';
+import { analyseFiles } from '../../analysis/analyse.ts';
 import { renderMarkdown, runRowsCsv } from '../../analysis/report.ts';
-import { DEFAULT_HOURLY_USD } from '../../analysis/runs.ts';
-import { nonNegativeNumber, nonNegativeInt, positiveInt } from '../args.ts';
+import { addAnalysisFlags, analysisOptions, type AnalysisFlags } from '../analysis-flags.ts';
 import { CommandFailed, printJson } from '../io.ts';
 import type { CommandContext } from '../main.ts';
 
-interface ReportOptions {
+interface ReportOptions extends AnalysisFlags {
   readonly out?: string;
   readonly csv?: string;
   readonly json?: boolean;
-  readonly hourlyUsd: number;
-  readonly seed: number;
-  readonly resamples: number;
-  readonly reference: string;
 }
 
 export function registerReport(program: Command, ctx: CommandContext): void {
-  program
+  const command = program
     .command('report')
     .description(
       'Report on one or more results databases (one per machine): pass rates, time to pass, cost, paired tests against MACE, ablations, seeded-fault recovery, co-design',
@@ -26,21 +21,8 @@ export function registerReport(program: Command, ctx: CommandContext): void {
     .argument('<db...>', 'results databases (DuckDB files); a run found in several counts once')
     .option('--out <file.md>', 'also write the Markdown report to this file')
     .option('--csv <file>', 'write one row per labelled run (replaced and co-design runs included) as CSV')
-    .option('--json', 'print every table as JSON instead of Markdown')
-    .addOption(
-      new Option('--hourly-usd <x>', 'dollars per machine hour for compute cost')
-        .argParser(nonNegativeNumber)
-        .default(DEFAULT_HOURLY_USD),
-    )
-    .addOption(
-      new Option('--seed <n>', 'seed of the bootstrap intervals').argParser(nonNegativeInt).default(DEFAULT_SEED),
-    )
-    .addOption(
-      new Option('--resamples <n>', 'bootstrap resamples per interval')
-        .argParser(positiveInt)
-        .default(DEFAULT_RESAMPLES),
-    )
-    .option('--reference <method>', 'the method the others are compared with', DEFAULT_REFERENCE)
+    .option('--json', 'print every table as JSON instead of Markdown');
+  addAnalysisFlags(command)
     .addHelpText(
       'after',
       `
@@ -53,12 +35,7 @@ Examples:
 }
 
 async function report(dbs: readonly string[], options: ReportOptions, ctx: CommandContext): Promise<void> {
-  const analysis = await analyseFiles(dbs, {
-    hourlyUsd: options.hourlyUsd,
-    seed: options.seed,
-    resamples: options.resamples,
-    reference: options.reference,
-  });
+  const analysis = await analyseFiles(dbs, analysisOptions(options));
   if (!analysis.runs.length) throw new CommandFailed(`no labelled evaluation runs in ${dbs.join(', ')}`);
   if (options.csv) writeFileSync(options.csv, runRowsCsv(analysis.runs));
   const markdown = renderMarkdown(analysis);
