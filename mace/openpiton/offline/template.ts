@@ -7,10 +7,12 @@
 import { CATALOG, type Program } from './model/catalog.ts';
 import { VERILATOR_VERSION_TEXT } from './model/constants.ts';
 import { MODEL_SOURCES } from './model/rtl.ts';
-import { GENERIC_TILE_DIR, PC_CMP_PATH } from './model/source.ts';
+import { GENERIC_TILE_DIR } from '../geometry.ts';
+import { PC_CMP_PATH } from './model/source.ts';
 import { buildElf } from './sims/elf.ts';
 import { SETTINGS_FILE } from './sims/runtime.ts';
 import { defineInventory } from './defines.ts';
+import { unitTestFiles } from './unit-template.ts';
 
 export interface CheckoutFile {
   readonly path: string;
@@ -304,6 +306,7 @@ export function checkoutFiles(version: string): CheckoutFile[] {
     { path: 'piton/design/chip/rtl/chip.v.pyv', content: CHIP },
     { path: 'piton/design/include/define_inventory.txt', content: defineInventory() },
     { path: `${GENERIC_TILE_DIR}/README.md`, content: GENERIC_README },
+    ...unitTestFiles(),
     ...MODEL_SOURCES.map((s) => ({ path: s.path, content: s.text })),
     ...flistFiles(),
     ...CATALOG.filter((p) => p.dir).map(diagFile),
