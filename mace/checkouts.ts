@@ -6,7 +6,8 @@
 import type { BuildArtifact, BuildOptions, RunOptions, RunResult } from './openpiton/artifacts.ts';
 import { makeConfig, type PitonConfig } from './openpiton/config.ts';
 import { applyFiles, restorePending } from './openpiton/edits.ts';
-import type { Core } from './openpiton/geometry.ts';
+import type { CoreKind } from './openpiton/geometry.ts';
+import { restoreUnitTestScaffold } from './openpiton/unit-test.ts';
 import { Workspace, type WorkspaceOptions } from './openpiton/workspace.ts';
 import type { Store } from './store/store.ts';
 
@@ -29,7 +30,7 @@ export interface Checkout {
 }
 
 /** A checkout on disk, through the adapter: the loop's view of a Workspace for one core. */
-export function workspaceCheckout(workspace: Workspace, core: Core): Checkout {
+export function workspaceCheckout(workspace: Workspace, core: CoreKind): Checkout {
   return {
     root: workspace.root,
     build: (config, options) => workspace.build(config, options),
@@ -41,10 +42,11 @@ export function workspaceCheckout(workspace: Workspace, core: Core): Checkout {
   };
 }
 
-/** Open each root as a checkout, undoing any RTL edit a crash left applied. */
-export function openCheckouts(roots: readonly string[], core: Core, options: WorkspaceOptions = {}): Checkout[] {
+/** Open each root as a checkout, undoing any RTL edit or unit-test scaffold a crash left applied. */
+export function openCheckouts(roots: readonly string[], core: CoreKind, options: WorkspaceOptions = {}): Checkout[] {
   return roots.map((root) => {
     restorePending(root);
+    restoreUnitTestScaffold(root);
     return workspaceCheckout(new Workspace(root, options), core);
   });
 }
