@@ -197,7 +197,8 @@ const portDeclaration = (port: GenericCorePort, width: number): string =>
 export function wrapperSkeleton(core: GenericCoreDescriptor): string {
   const width = Math.max(0, ...core.ports.map((p) => (p.width > 1 ? `[${p.width - 1}:0]`.length : 0)));
   const declarations = core.ports.map(
-    (p, i) => `${portDeclaration(p, width)}${i < core.ports.length - 1 ? ',' : ''}${p.role ? ` // ${p.role}` : ''}`,
+    (p, i) =>
+      `${portDeclaration(p, width)}${i < core.ports.length - 1 ? ',' : ''}${p.role ? ` // role ${p.role}` : ''}`,
   );
   const example = core.ports.map((p, i) => `//         .${p.name}(${p.name})${i < core.ports.length - 1 ? ',' : ''}`);
   return [

@@ -92,7 +92,7 @@ export class ScriptedBackend implements LlmBackend {
       usage,
       usd: this.options.costUsd(usage),
       latencyS: (performance.now() - started) / 1000,
-      toolCalls: [],
+      toolCalls,
     };
   }
 
