@@ -203,13 +203,16 @@ const CHIP = text(
 const GENERIC_README = text(
   '# Generic Tile cores',
   '',
-  'A core that joins OpenPiton through the Generic Tile lives in its own folder here:',
+  'A core that joins OpenPiton through the Generic Tile lives in its own folder here, laid out from its',
+  'core descriptor by MACE-TS:',
   '',
   '    <name>/<name>_wrapper.v   module <name>_wrapper: the tile-facing wrapper (generated as a skeleton)',
   "    <name>/rtl/               the core's own sources",
+  '    <name>/Flist.<name>       the wrapper and the sources',
   '',
   'sims builds it with `-generic_core=<name>` in place of the core flag. The tile runs the core only',
-  'once the wrapper instantiates one of the modules its rtl/ folder defines.',
+  'once the wrapper instantiates one of the modules its rtl/ folder defines. OpenPiton itself has no',
+  'Generic Tile: this folder and the flag belong to the offline model.',
 );
 
 const FLISTS: Record<string, string[]> = {
