@@ -6,8 +6,8 @@
  * check=build). A unit_test task scaffolds, adapts and builds a testbench instead (unit-test.ts).
  */
 import type { Deadline } from './budget.ts';
-import { BUDGET_EXHAUSTED, budgetExhaustedBuild, budgetExhaustedRun } from './openpiton/unstarted.ts';
-import type { Checkout } from './checkouts.ts';
+import { BUDGET_EXHAUSTED, budgetExhaustedRun } from './openpiton/unstarted.ts';
+import { buildWithinBudget, type Checkout } from './checkouts.ts';
 import { topologicalLevels } from './dag.ts';
 import { configForTask } from './design.ts';
 import { LLMCallFailed, replayTag } from './llm/types.ts';
@@ -139,14 +139,7 @@ async function buildAndRun(
 ): Promise<TaskResult> {
   const { config, tag } = prepared;
 
-  const build = ctx.deadline.passed()
-    ? budgetExhaustedBuild(config)
-    : await checkout.build(config, {
-        clean: !ctx.options.reuse_builds,
-        timeoutS: ctx.deadline.buildTimeoutS(),
-        signal: ctx.signal,
-        tag: tag('build'),
-      });
+  const build = await buildWithinBudget(checkout, config, ctx, tag('build'));
   const runs: RunResult[] = [];
   if (build.success && ctx.options.check === 'sim') {
     for (const [i, workload] of ctx.spec.workloads.entries()) {

@@ -6,7 +6,7 @@
  * alone: OpenPiton's test infrastructure does not settle under Verilator, so the model is never run.
  * The scaffold is undone after the build.
  */
-import type { Checkout } from './checkouts.ts';
+import { buildWithinBudget, type Checkout } from './checkouts.ts';
 import type { ExecutionContext, TaskResult } from './integrator.ts';
 import type { LlmTool } from './llm/types.ts';
 import type { BuildArtifact } from './openpiton/artifacts.ts';
@@ -91,13 +91,8 @@ export async function executeUnitTest(task: Task, checkout: Checkout, ctx: Execu
           signal: ctx.signal,
         })
       : undefined;
-    const build = ctx.deadline.passed()
-      ? budgetExhaustedBuild(config)
-      : await checkout.build(config, {
-          clean: !ctx.options.reuse_builds,
-          timeoutS: ctx.deadline.buildTimeoutS(),
-          signal: ctx.signal,
-        });
+    // Unit tests run locally and carry no replay tag (the seed's Deterministic Replay).
+    const build = await buildWithinBudget(checkout, config, ctx);
     return finish(build, reply?.text);
   } finally {
     scaffold.restore();

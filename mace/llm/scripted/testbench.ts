@@ -8,6 +8,7 @@
  */
 import { readModule, type Port } from '../../openpiton/verilog.ts';
 import type { LlmTool, ToolCallRecord } from '../types.ts';
+import { toolUse } from './tool-use.ts';
 
 const PORT_LINE = /^- (input|output|inout|port) ([A-Za-z_][\w$]*)(?: (\[[^\]]*\]))? \((?:(\d+) bits?|width unknown)\)$/;
 
@@ -95,13 +96,7 @@ export async function adaptTestbench(
   tools: readonly LlmTool[],
   options: { readonly misnamePort: boolean },
 ): Promise<{ text: string; toolCalls: ToolCallRecord[] }> {
-  const toolCalls: ToolCallRecord[] = [];
-  const use = async (name: string, args: Record<string, unknown> = {}) => {
-    const tool = tools.find((t) => t.name === name);
-    const result = tool ? await tool.execute(args) : `ERROR: no tool ${name}`;
-    toolCalls.push({ name, args, result });
-    return result;
-  };
+  const { use, calls: toolCalls } = toolUse(tools);
   const names = /module type from (\S+) to ([A-Za-z_][\w$]*)\./.exec(prompt);
   if (!names)
     return { text: 'The prompt does not say which module the testbench is for; I changed nothing.', toolCalls };

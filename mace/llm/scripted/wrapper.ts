@@ -6,6 +6,7 @@
  */
 import { definedModules, readModule, type ModuleHeader } from '../../openpiton/verilog.ts';
 import type { LlmTool, ToolCallRecord } from '../types.ts';
+import { toolUse } from './tool-use.ts';
 
 const WRAPPER = /(piton\/design\/chip\/tile\/generic\/(\w+))\/\2_wrapper\.v/;
 
@@ -30,13 +31,7 @@ export async function writeWrapper(
   prompt: string,
   tools: readonly LlmTool[],
 ): Promise<{ text: string; toolCalls: ToolCallRecord[] }> {
-  const toolCalls: ToolCallRecord[] = [];
-  const use = async (name: string, args: Record<string, unknown>) => {
-    const tool = tools.find((t) => t.name === name);
-    const result = tool ? await tool.execute(args) : `ERROR: no tool ${name}`;
-    toolCalls.push({ name, args, result });
-    return result;
-  };
+  const { use, calls: toolCalls } = toolUse(tools);
   const task = wrapperTask(prompt)!;
   const skeleton = await use('read_file', { path: task.path });
   if (skeleton.startsWith('ERROR:')) return { text: `I could not read ${task.path}: ${skeleton}`, toolCalls };

@@ -67,7 +67,8 @@ function simsMain(
     out.lines(banner(argv, dvRoot, modelDir, modelNote(toolsBin)));
     const sys = opts.strings.get('sys') ?? '';
     if (!sys) throw die('-sys argument not defined', DIE_LINES.noSys);
-    if (sys !== 'manycore') return unitSystem(argv, env, cwd, dvRoot, modelDir, toolsBin, out, sys);
+    const call: Call = { argv, env, cwd, dvRoot, modelDir, toolsBin, out };
+    if (sys !== 'manycore') return unitSystem(call, sys);
     const core = coreOf(opts);
     out.line(`sims: using config file ${dvRoot}/tools/src/sims/sims.config (-DFLIST_${flistTag(core)})`);
     const diagNames = opts.rest.filter(isDiagName);
@@ -80,18 +81,7 @@ function simsMain(
     const requested = designFromOptions(opts, core, out);
     out.line('sims: Setting UART_DIV_LATCH to 0xb');
 
-    const invocation: Invocation = {
-      argv,
-      opts,
-      out,
-      cwd,
-      dvRoot,
-      pitonRoot: dirname(dvRoot),
-      modelDir,
-      modelPath: join(modelDir, 'manycore', opts.strings.get('build_id') || 'rel-0.1'),
-      settings: loadSettings(toolsBin, env),
-      env,
-    };
+    const invocation = invocationOf(call, opts, 'manycore');
     checkSimHomes(opts, env);
     if (opts.flags.has('vlt_build') && !opts.negated.has('build')) vltBuild(invocation, requested);
     const diag = diagName ? assembleDiag(invocation, requested, diagName) : undefined;
@@ -107,34 +97,37 @@ function simsMain(
   }
 }
 
+/** What every sims call starts from, before its options are known. */
+interface Call {
+  readonly argv: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  readonly dvRoot: string;
+  readonly modelDir: string;
+  readonly toolsBin: string;
+  readonly out: Output;
+}
+
+/** The call with its options, its model at $MODEL_DIR/<model>/<build_id>, and the checkout's settings. */
+function invocationOf(call: Call, opts: SimsOptions, model: string): Invocation {
+  return {
+    ...call,
+    opts,
+    pitonRoot: dirname(call.dvRoot),
+    modelPath: join(call.modelDir, model, opts.strings.get('build_id') || 'rel-0.1'),
+    settings: loadSettings(call.toolsBin, call.env),
+  };
+}
+
 /** A unit-test environment's call: its sims.config block's options, then the build and the run. */
-function unitSystem(
-  argv: readonly string[],
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-  dvRoot: string,
-  modelDir: string,
-  toolsBin: string,
-  out: Output,
-  sys: string,
-): number {
+function unitSystem(call: Call, sys: string): number {
+  const { out, dvRoot, env } = call;
   out.line(`sims: using config file ${dvRoot}/tools/src/sims/sims.config ()`);
-  const opts = unitInvocationOptions(dvRoot, sys, argv);
+  const opts = unitInvocationOptions(dvRoot, sys, call.argv);
   const unprocessed = opts.rest.find((arg) => !isDiagName(arg));
   if (unprocessed !== undefined) throw die(`Unprocessed argument: ${unprocessed}`, DIE_LINES.unprocessed);
   out.line('sims: using random seed 0');
-  const invocation: Invocation = {
-    argv,
-    opts,
-    out,
-    cwd,
-    dvRoot,
-    pitonRoot: dirname(dvRoot),
-    modelDir,
-    modelPath: join(modelDir, opts.strings.get('model')!, opts.strings.get('build_id') || 'rel-0.1'),
-    settings: loadSettings(toolsBin, env),
-    env,
-  };
+  const invocation = invocationOf(call, opts, opts.strings.get('model')!);
   checkSimHomes(opts, env);
   if (opts.flags.has('vlt_build') && !opts.negated.has('build')) unitBuild(invocation, sys);
   if (opts.flags.has('vlt_run')) unitRun(invocation);

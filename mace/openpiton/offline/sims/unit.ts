@@ -18,6 +18,7 @@ import { dateLine, DIE_LINES, UNIT_DIE_LINES, verilatorError, verilatorWarning }
 import type { Invocation } from './invocation.ts';
 import { parseSimsArgs, type SimsOptions } from './options.ts';
 import { die, drawFlake, sleepSeconds } from './runtime.ts';
+import { prepareRunDir } from './run.ts';
 import { exitLine, invalidOption } from './verilator.ts';
 
 /** The file beside V<toplevel> that records what was built. */
@@ -280,14 +281,8 @@ function delaysOf(file: SourceFile): SourceError[] {
  */
 export function unitRun(inv: Invocation): void {
   const { out, modelPath, cwd, dvRoot } = inv;
-  rmSync(join(cwd, 'sim.log'), { force: true });
-  if (!existsSync(join(modelPath, 'flist'))) {
-    out.line(`cp: cannot stat '${modelPath}/flist': No such file or directory`);
-    throw die(`could not copy flist to ${cwd}`, UNIT_DIE_LINES.copyFlist);
-  }
-  copyFileSync(join(modelPath, 'flist'), join(cwd, 'flist'));
+  prepareRunDir(inv, UNIT_DIE_LINES);
   const top = toplevel(inv.opts);
-  if (!existsSync(join(modelPath, 'obj_dir'))) throw die(`obj_dir/ not found in ${modelPath}`, UNIT_DIE_LINES.noObjDir);
   const runArgs = (inv.opts.lists.get('sim_run_args') ?? []).map((a) => substitute(a, { ...inv.env, DV_ROOT: dvRoot }));
   out.line(`sims: ${modelPath}/obj_dir/V${top} ${runArgs.join(' ')}`);
   out.line('sims: LM_LICENSE_FILE : none');
