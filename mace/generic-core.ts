@@ -19,9 +19,9 @@ import { coreSupportProblem } from './openpiton/source-index.ts';
 import type { EditSet } from './rtl-edits.ts';
 import type { MaceSpec } from './spec.ts';
 
-/** The core as a run names it: `pico`, or `generic core femto`. */
+/** The core as a run's messages name it: `core pico`, or `generic core femto`. */
 export const coreLabel = (spec: MaceSpec): string =>
-  spec.generic_core ? `generic core ${spec.generic_core.name}` : spec.core;
+  spec.generic_core ? `generic core ${spec.generic_core.name}` : `core ${spec.core}`;
 
 /**
  * Why the run's core cannot be built, or undefined when it can; then a Generic Tile core has been

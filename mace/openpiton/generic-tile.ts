@@ -11,7 +11,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { GENERIC_TILE_DIR, genericCorePaths } from './geometry.ts';
-import { definedModules, readModule, sameCode, type Direction, type ModuleHeader } from './verilog.ts';
+import { definedModules, instances, readModule, sameCode, type Direction, type ModuleHeader } from './verilog.ts';
 
 /** What a port is to the tile: its clock and reset, or a signal of the memory transducer. */
 export const PORT_ROLES = [
@@ -234,9 +234,9 @@ export function readWrapper(root: string, name: string): string | undefined {
 }
 
 /**
- * Lay the core out in the checkout: its sources copied into rtl/, the skeleton written when there
- * is no wrapper yet (a wrapper someone wrote is kept), and Flist.<name> listing both. Returns the
- * checkout-relative paths it wrote.
+ * Lay the core out in the checkout: its sources copied into rtl/, the skeleton written when there is
+ * no wrapper or the wrapper instantiates nothing (an older descriptor's skeleton; a wrapper someone
+ * wrote is kept), and Flist.<name> listing both. Returns the checkout-relative paths it wrote.
  */
 export function scaffoldGenericCore(root: string, core: GenericCoreDescriptor): string[] {
   const paths = genericCorePaths(core.name);
@@ -254,7 +254,8 @@ export function scaffoldGenericCore(root: string, core: GenericCoreDescriptor): 
     copyFileSync(source, join(root, rel));
     written.push(rel);
   }
-  if (!existsSync(join(root, paths.wrapper))) write(paths.wrapper, wrapperSkeleton(core));
+  const wrapper = readWrapper(root, core.name);
+  if (wrapper === undefined || !instances(wrapper).length) write(paths.wrapper, wrapperSkeleton(core));
   const files = coreSources(root, { ...core, sources: [] }).map((p) => `rtl/${basename(p)}`);
   write(paths.flist, [`${core.name}_wrapper.v`, ...files].join('\n') + '\n');
   return written;

@@ -138,6 +138,9 @@ describe('the wrapper skeleton', () => {
     const paths = genericCorePaths('femto');
     assert.deepEqual(scaffoldGenericCore(root, core), [`${paths.rtl}/femto_core.v`, paths.wrapper, paths.flist]);
     assert.deepEqual(scaffoldGenericCore(root, core), [], 'nothing to write a second time');
+    const older = { ...core, ports: core.ports.filter((p) => p.name !== 'trap') };
+    writeFileSync(join(root, paths.wrapper), wrapperSkeleton(older));
+    assert.deepEqual(scaffoldGenericCore(root, core), [paths.wrapper], 'an older descriptor’s skeleton is replaced');
     const s = spec(core);
     assert.equal(skeletonWrapper(s, root, new Map()), true);
     const written = wrapperSkeleton(core).replace('endmodule', '    femto_core core (.*);\nendmodule');
