@@ -3,11 +3,15 @@
  * A recording checkout stores each step's result under its tag; a replay checkout answers from a
  * recorded run, so the loop reproduces that run's decisions with no build and no simulation.
  */
+import type { Deadline } from './budget.ts';
 import type { BuildArtifact, BuildOptions, RunOptions, RunResult } from './openpiton/artifacts.ts';
 import { makeConfig, type PitonConfig } from './openpiton/config.ts';
 import { applyFiles, restorePending } from './openpiton/edits.ts';
-import type { Core } from './openpiton/geometry.ts';
+import type { CoreKind } from './openpiton/geometry.ts';
+import { restoreUnitTestScaffold } from './openpiton/unit-test.ts';
+import { budgetExhaustedBuild } from './openpiton/unstarted.ts';
 import { Workspace, type WorkspaceOptions } from './openpiton/workspace.ts';
+import type { LoopOptions } from './spec.ts';
 import type { Store } from './store/store.ts';
 
 export interface StepTag {
@@ -29,7 +33,7 @@ export interface Checkout {
 }
 
 /** A checkout on disk, through the adapter: the loop's view of a Workspace for one core. */
-export function workspaceCheckout(workspace: Workspace, core: Core): Checkout {
+export function workspaceCheckout(workspace: Workspace, core: CoreKind): Checkout {
   return {
     root: workspace.root,
     build: (config, options) => workspace.build(config, options),
@@ -41,10 +45,34 @@ export function workspaceCheckout(workspace: Workspace, core: Core): Checkout {
   };
 }
 
-/** Open each root as a checkout, undoing any RTL edit a crash left applied. */
-export function openCheckouts(roots: readonly string[], core: Core, options: WorkspaceOptions = {}): Checkout[] {
+/** What a build within a run's budget needs to know. */
+export interface BuildBudget {
+  readonly deadline: Deadline;
+  readonly options: Pick<LoopOptions, 'reuse_builds'>;
+  readonly signal?: AbortSignal;
+}
+
+/** Build on a checkout with the time the run has left; a build that would start after the budget does not start. */
+export async function buildWithinBudget(
+  checkout: Checkout,
+  config: PitonConfig,
+  run: BuildBudget,
+  tag?: string,
+): Promise<BuildArtifact> {
+  if (run.deadline.passed()) return budgetExhaustedBuild(config);
+  return checkout.build(config, {
+    clean: !run.options.reuse_builds,
+    timeoutS: run.deadline.buildTimeoutS(),
+    signal: run.signal,
+    ...(tag ? { tag } : {}),
+  });
+}
+
+/** Open each root as a checkout, undoing any RTL edit or unit-test scaffold a crash left applied. */
+export function openCheckouts(roots: readonly string[], core: CoreKind, options: WorkspaceOptions = {}): Checkout[] {
   return roots.map((root) => {
     restorePending(root);
+    restoreUnitTestScaffold(root);
     return workspaceCheckout(new Workspace(root, options), core);
   });
 }

@@ -29,6 +29,7 @@ export function configForTask(
 ): PitonConfig {
   return makeConfig({
     core: spec.core,
+    generic_core: spec.generic_core?.name ?? '',
     x_tiles: spec.target_mesh[0],
     y_tiles: spec.target_mesh[1],
     network_config: task.network ?? DEFAULT_NETWORK,

@@ -3,11 +3,11 @@
  * level are spread over the checkouts, each checkout doing one task at a time (OpenPiton writes
  * generated files into its tree, so two builds cannot share one). A task builds its design, then
  * runs every gate workload in order and passes when all of them pass (or on its build alone under
- * check=build).
+ * check=build). A unit_test task scaffolds, adapts and builds a testbench instead (unit-test.ts).
  */
 import type { Deadline } from './budget.ts';
-import { BUDGET_EXHAUSTED, budgetExhaustedBuild, budgetExhaustedRun } from './openpiton/unstarted.ts';
-import type { Checkout } from './checkouts.ts';
+import { BUDGET_EXHAUSTED, budgetExhaustedRun } from './openpiton/unstarted.ts';
+import { buildWithinBudget, type Checkout } from './checkouts.ts';
 import { topologicalLevels } from './dag.ts';
 import { configForTask } from './design.ts';
 import { LLMCallFailed, replayTag } from './llm/types.ts';
@@ -16,6 +16,7 @@ import type { PitonConfig } from './openpiton/config.ts';
 import { EditOverlay, editTools, editsDiff, NO_EDITS, type EditSet } from './rtl-edits.ts';
 import type { RunLlm } from './llm/recorder.ts';
 import { RECOMMENDED_RTL_TIMEOUT, type LoopOptions, type MaceSpec, type Task } from './spec.ts';
+import { executeUnitTest } from './unit-test.ts';
 
 export interface TaskResult {
   readonly task: Task;
@@ -92,13 +93,14 @@ export async function spread<T, R>(
   return out;
 }
 
-/** Build one task's design on a checkout and run its gate workloads there. */
+/** Build one task's design on a checkout and run its gate workloads there (a unit_test builds its testbench). */
 export async function executeTask(
   task: Task,
   checkout: Checkout,
   ctx: ExecutionContext,
   inherited: EditSet = ctx.baseEdits ?? NO_EDITS,
 ): Promise<TaskResult> {
+  if (task.kind === 'unit_test') return executeUnitTest(task, checkout, ctx);
   const startedAt = new Date();
   const tagTask = ctx.tagTask?.(task) ?? task.id;
   const tag = (phase: string) => replayTag(ctx.runId, ctx.iteration, tagTask, phase);
@@ -137,14 +139,7 @@ async function buildAndRun(
 ): Promise<TaskResult> {
   const { config, tag } = prepared;
 
-  const build = ctx.deadline.passed()
-    ? budgetExhaustedBuild(config)
-    : await checkout.build(config, {
-        clean: !ctx.options.reuse_builds,
-        timeoutS: ctx.deadline.buildTimeoutS(),
-        signal: ctx.signal,
-        tag: tag('build'),
-      });
+  const build = await buildWithinBudget(checkout, config, ctx, tag('build'));
   const runs: RunResult[] = [];
   if (build.success && ctx.options.check === 'sim') {
     for (const [i, workload] of ctx.spec.workloads.entries()) {

@@ -14,7 +14,8 @@ import { collapseSingleDesign } from './fast-path.ts';
 import { integrateParallel, type ExecutionContext, type TaskResult } from './integrator.ts';
 import { LLMCallFailed } from './llm/types.ts';
 import { requiredDefines } from './objective.ts';
-import { coreSupportProblem, defineIndex, modulePathProblem } from './openpiton/source-index.ts';
+import { defineIndex, modulePathProblem } from './openpiton/source-index.ts';
+import { prepareCore, skeletonWrapper } from './generic-core.ts';
 import { verifyChecksums } from './openpiton/workloads.ts';
 import { planIteration } from './planning.ts';
 import { postMortem } from './post-mortem.ts';
@@ -201,11 +202,9 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
   if (problems.length)
     throw new RunEnded('checksum_mismatch', `gate workloads do not match CHECKSUMS: ${problems.join('; ')}`);
 
-  for (const checkout of state.checkouts) {
-    const problem = existsSync(checkout.root) ? coreSupportProblem(checkout.root, spec.core) : undefined;
-    if (problem)
-      throw new RunEnded('unsupported_core', `checkout ${checkout.root} cannot build core ${spec.core}: ${problem}`);
-  }
+  const roots = state.checkouts.map((c) => c.root);
+  const unsupported = prepareCore(spec, roots);
+  if (unsupported) throw new RunEnded('unsupported_core', unsupported);
 
   const checkouts =
     state.recordSteps === false ? state.checkouts : state.checkouts.map((c) => recordingCheckout(c, store, runId));
@@ -250,6 +249,7 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
             failedDesigns: memory.failedDesigns,
             badChangeSets: memory.badChangeSets,
             buildsOnEdits: (task) => task.kind === 'rtl' || baseEdits.size > 0,
+            skeletonWrapper: existsSync(firstRoot) && skeletonWrapper(spec, firstRoot, baseEdits),
           }
         : undefined,
       onLook: (look) =>

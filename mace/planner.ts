@@ -5,7 +5,7 @@
  */
 import { DagError, ancestors, topologicalLevels } from './dag.ts';
 import { parseTasks, type ParsedPlan } from './directives.ts';
-import { DEFAULT_CACHES, DEFAULT_CONFIG_RTL, describeCaches } from './openpiton/geometry.ts';
+import { DEFAULT_CACHES, DEFAULT_CONFIG_RTL, describeCaches, genericCorePaths } from './openpiton/geometry.ts';
 import type { RunLlm } from './llm/recorder.ts';
 import type { MaceSpec, Task } from './spec.ts';
 
@@ -17,12 +17,20 @@ export const PROMPT_HEADINGS = {
 
 /** The run's inputs, stated the same way to the planner and to every baseline that asks an LLM. */
 export function renderInputs(spec: MaceSpec): string {
-  return [
-    `Objective: ${spec.objective.trim()}`,
-    `Core: ${spec.core}`,
+  const lines = [`Objective: ${spec.objective.trim()}`, `Core: ${spec.core}`];
+  if (spec.generic_core) {
+    const { name, isa, top } = spec.generic_core;
+    const paths = genericCorePaths(name);
+    lines.push(
+      `Generic Tile core: ${name}, ISA ${isa}, top module ${top}. Its sources are in ${paths.rtl}; its wrapper ${paths.wrapper} ` +
+        'connects it to the tile, and no core runs until the wrapper instantiates it (an rtl task writes the wrapper while it is the generated skeleton).',
+    );
+  }
+  lines.push(
     `Target mesh: ${spec.target_mesh[0]}x${spec.target_mesh[1]} tiles`,
     `Gate workloads (every one must pass on the design a task builds): ${spec.workloads.join(', ')}`,
-  ].join('\n');
+  );
+  return lines.join('\n');
 }
 
 /** How to ask for cache and define overrides; shared with the baselines. */

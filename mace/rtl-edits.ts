@@ -54,17 +54,22 @@ export class EditOverlay {
   }
 }
 
+/** A tool's answer: what `fn` returns, or its error as `ERROR: ...` text (tools never throw). */
+export function guard(fn: () => string): Promise<string> {
+  try {
+    return Promise.resolve(fn());
+  } catch (error) {
+    return Promise.resolve(`ERROR: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** A string argument of a tool call, or '' when it is missing or not a string. */
+export const textArg = (args: Readonly<Record<string, unknown>>, key: string): string =>
+  typeof args[key] === 'string' ? (args[key] as string) : '';
+
 /** Read-only file tools plus the edit tool, for an rtl task's agent. */
 export function editTools(overlay: EditOverlay): LlmTool[] {
-  const guard = (fn: () => string): Promise<string> => {
-    try {
-      return Promise.resolve(fn());
-    } catch (error) {
-      return Promise.resolve(`ERROR: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  };
-  const text = (args: Readonly<Record<string, unknown>>, key: string) =>
-    typeof args[key] === 'string' ? (args[key] as string) : '';
+  const text = textArg;
   return [
     {
       name: 'list_files',

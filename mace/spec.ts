@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import {
   CACHE_NAMES,
-  CORES,
+  CORE_KINDS,
   DEFINE_RE,
   MAX_TILES_PER_AXIS,
   NETWORKS,
@@ -15,38 +15,15 @@ import {
 } from './openpiton/geometry.ts';
 import { shown } from './openpiton/issues.ts';
 import { parseOrThrow } from './errors.ts';
+import { CoreDescriptorRefSchema } from './core-descriptor.ts';
+import { oneOf, positiveInt, positiveNumber, strictObject } from './schema.ts';
+
+export { nonNegativeInt, nonNegativeNumber, oneOf, positiveInt, positiveNumber, strictObject } from './schema.ts';
 
 /** OpenPiton's own monitor default (50,000) cut the multi-tile gate programs off. */
 export const RECOMMENDED_RTL_TIMEOUT = 1_000_000;
 
-/** A zod rule for a number field: `${what} must be ${rule}, got ...` when `ok` refuses the value. */
-const numberRule = (ok: (n: number) => boolean, rule: string) => (what: string) =>
-  z.unknown().transform((value, ctx) => {
-    if (typeof value === 'number' && Number.isFinite(value) && ok(value)) return value;
-    ctx.addIssue({ code: 'custom', message: `${what} must be ${rule}, got ${shown(value)}` });
-    return z.NEVER;
-  });
-
-export const positiveInt = numberRule((n) => Number.isInteger(n) && n > 0, 'a positive integer');
-export const positiveNumber = numberRule((n) => n > 0, 'a positive number');
-export const nonNegativeInt = numberRule((n) => Number.isInteger(n) && n >= 0, 'an integer >= 0');
-export const nonNegativeNumber = numberRule((n) => n >= 0, 'a number >= 0');
-
-/** A strict object whose unknown-key message lists the keys it accepts. */
-export function strictObject<T extends z.core.$ZodLooseShape>(shape: T) {
-  const accepted = Object.keys(shape).join(', ');
-  return z.strictObject(shape, {
-    error: (iss) =>
-      iss.code === 'unrecognized_keys'
-        ? `unknown key${iss.keys.length > 1 ? 's' : ''} ${iss.keys.map((k) => JSON.stringify(k)).join(', ')}; accepted: ${accepted}`
-        : undefined,
-  });
-}
-
-export const oneOf = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
-  z.enum(values, { error: (iss) => `${what} must be one of ${values.join(', ')}; got ${shown(iss.input)}` });
-
-export const CoreSchema = oneOf(CORES, 'core');
+export const CoreSchema = oneOf(CORE_KINDS, 'core');
 export const NetworkSchema = oneOf(NETWORKS, 'network');
 
 export const TileCountSchema = positiveInt('a tile count').pipe(
@@ -220,7 +197,7 @@ export const MaceSpecSchema = strictObject({
   objective: z
     .string({ error: 'objective must be a sentence' })
     .refine((s) => s.trim().length > 0, { error: 'objective must not be empty' }),
-  core: CoreSchema.default('ariane'),
+  core: CoreSchema.default('ariane').describe('An OpenPiton core, or generic for a Generic Tile core'),
   target_mesh: MeshSchema.default([1, 1]),
   budget: BudgetSchema.default(BudgetSchema.parse({})),
   coverage: z.boolean().default(false).describe('Add Verilator line coverage to every build'),
@@ -230,7 +207,22 @@ export const MaceSpecSchema = strictObject({
     .describe(`Cycles a thread may go without retiring; null means ${RECOMMENDED_RTL_TIMEOUT}`),
   max_cycle: positiveInt('max_cycle').nullable().default(null).describe("Max-cycles cap; null keeps OpenPiton's"),
   workload_args: z.record(z.string(), WorkloadArgsSchema).default({}),
+  generic_core: CoreDescriptorRefSchema.nullable()
+    .default(null)
+    .describe('With core generic: the core descriptor, or the path of its YAML or JSON file'),
 }).superRefine((spec, ctx) => {
+  if (spec.core === 'generic' && !spec.generic_core)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['generic_core'],
+      message: 'core generic needs generic_core: a core descriptor, or the path of its YAML or JSON file',
+    });
+  if (spec.core !== 'generic' && spec.generic_core)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['core'],
+      message: `generic_core names a Generic Tile core, so core must be generic; got ${spec.core}`,
+    });
   for (const program of Object.keys(spec.workload_args)) {
     if (!spec.workloads.includes(program)) {
       ctx.addIssue({

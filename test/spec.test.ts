@@ -48,7 +48,7 @@ describe('MaceSpec', () => {
 
   it('names the accepted cores', () => {
     assert.deepEqual(errors(MaceSpecSchema, { ...spec, core: 'mips' }), [
-      'core: core must be one of ariane, sparc, pico; got "mips"',
+      'core: core must be one of ariane, sparc, pico, generic; got "mips"',
     ]);
   });
 

@@ -7,15 +7,16 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import {
   CACHE_NAMES,
-  CORES,
+  CORE_KINDS,
   DEFAULT_CONFIG_RTL,
+  GENERIC_CORE_NAME_RE,
   DEFAULT_NETWORK,
   MAX_TILES_PER_AXIS,
   NETWORKS,
   fullCaches,
   type CacheMap,
   type CacheName,
-  type Core,
+  type CoreKind,
   type Network,
   type PartialCacheMap,
 } from './geometry.ts';
@@ -55,8 +56,17 @@ export const PitonConfigSchema = z
     /** `-sys=`. Any name other than manycore is a unit-test environment (piton/tools/src/sims/<sys>.config). */
     sys: z.string().min(1).default('manycore'),
     core: z
-      .enum(CORES, { error: (iss) => `core must be one of ${CORES.join(', ')}; got ${shown(iss.input)}` })
+      .enum(CORE_KINDS, {
+        error: (iss) => `core must be one of ${CORE_KINDS.join(', ')}; got ${shown(iss.input)}`,
+      })
       .default('ariane'),
+    /** The Generic Tile core's name when core is generic (`-generic_core=<name>`); empty otherwise. */
+    generic_core: z
+      .string()
+      .refine((name) => name === '' || GENERIC_CORE_NAME_RE.test(name), {
+        error: (iss) => `generic_core must be a lower-case identifier such as ibex; got ${shown(iss.input)}`,
+      })
+      .default(''),
     x_tiles: axis('x_tiles').default(1),
     y_tiles: axis('y_tiles').default(1),
     network_config: z
@@ -91,6 +101,16 @@ export const PitonConfigSchema = z
     diff: z.string().default(''),
   })
   .strict()
+  .superRefine((config, ctx) => {
+    if (config.core === 'generic' && !config.generic_core)
+      ctx.addIssue({ code: 'custom', path: ['generic_core'], message: 'core generic needs the generic_core name' });
+    if (config.core !== 'generic' && config.generic_core)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['generic_core'],
+        message: `generic_core is only for core generic; core is ${config.core}`,
+      });
+  })
   .transform((config) => ({
     ...config,
     config_rtl:
@@ -102,7 +122,9 @@ export const PitonConfigSchema = z
 export type PitonConfigInput = z.input<typeof PitonConfigSchema>;
 export interface PitonConfig {
   readonly sys: string;
-  readonly core: Core;
+  readonly core: CoreKind;
+  /** The Generic Tile core's name when core is generic; empty otherwise. */
+  readonly generic_core: string;
   readonly x_tiles: number;
   readonly y_tiles: number;
   readonly network_config: Network;
@@ -134,7 +156,8 @@ export const defaultFinishMask = (config: PitonConfig): string => '1'.repeat(num
 
 /**
  * SHA-256 of the identity as Python's `json.dumps(identity, sort_keys=True, separators=(",", ":"))`
- * writes it (ASCII-escaped), so ids match the original's.
+ * writes it (ASCII-escaped), so ids match the original's. A Generic Tile core adds its name to the
+ * identity; the built-in cores' identities (and ids) are the original's.
  */
 export function configKey(config: PitonConfig): string {
   const caches: Record<string, [number, number]> = {};
@@ -153,6 +176,7 @@ export function configKey(config: PitonConfig): string {
     ariane_rev: config.ariane_rev,
     verilator_version: config.verilator_version,
     diff: config.diff,
+    ...(config.core === 'generic' ? { generic_core: config.generic_core } : {}),
   };
   return createHash('sha256').update(pythonJson(identity), 'utf8').digest('hex');
 }
@@ -173,6 +197,7 @@ export function simsFlags(config: PitonConfig): string[] {
   ];
   if (config.core === 'ariane') flags.push('-ariane');
   else if (config.core === 'pico') flags.push('-pico', '-rv32_target_triple=riscv64-unknown-elf');
+  else if (config.core === 'generic') flags.push(`-generic_core=${config.generic_core}`);
   for (const define of config.config_rtl) flags.push(`-config_rtl=${define}`);
   for (const name of [...CACHE_NAMES].sort() as CacheName[]) {
     const [size, assoc] = config.caches[name];

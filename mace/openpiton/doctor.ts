@@ -1,19 +1,21 @@
 /**
  * Is this OpenPiton checkout ready to build and simulate? Checks the layout the adapter relies on,
  * what the environment prologue puts on PATH (sims, Verilator and the tools OpenPiton's scripts call),
- * whether a Verilator-5 checkout carries the two PicoRV32 fixes it needs, and the RISC-V toolchains
- * each core's programs are compiled with. Every check says what is missing, why it matters and which
+ * whether a Verilator-5 checkout carries the two PicoRV32 fixes it needs, the RISC-V toolchains
+ * each core's programs are compiled with, and whether it can build Generic Tile cores (OpenPiton
+ * itself cannot). Every check says what is missing, why it matters and which
  * Debian package provides it.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Core } from './geometry.ts';
+import { genericTileProblem } from './generic-tile.ts';
+import { GENERIC_TILE_DIR, type CoreKind } from './geometry.ts';
 import { needsNoTiming, verilatorVersion } from './parse.ts';
 import { runShell } from './shell.ts';
 
-export type CheckScope = 'checkout' | Core;
+export type CheckScope = 'checkout' | CoreKind;
 
 export interface DoctorCheck {
   readonly scope: CheckScope;
@@ -31,7 +33,7 @@ export interface DoctorReport {
 }
 
 /** A check of a core counts only when that core is asked about; checkout checks always count. */
-export const requiredFailures = (report: DoctorReport, cores: readonly Core[]): DoctorCheck[] =>
+export const requiredFailures = (report: DoctorReport, cores: readonly CoreKind[]): DoctorCheck[] =>
   report.checks.filter((check) => !check.ok && (check.scope === 'checkout' || cores.includes(check.scope)));
 
 /** Tools OpenPiton's flow runs, with the Debian package that provides each and why it is needed. */
@@ -116,7 +118,7 @@ function readText(path: string): string | null {
 }
 
 /** One shell call through the prologue for `core`, printing `key=value` lines. */
-async function probe(root: string, core: Core, script: string, env?: Readonly<Record<string, string>>) {
+async function probe(root: string, core: CoreKind, script: string, env?: Readonly<Record<string, string>>) {
   const dir = await mkdtemp(join(tmpdir(), 'mace-doctor-'));
   try {
     const result = await runShell({
@@ -287,6 +289,20 @@ export async function checkCheckout(rootArg: string, options: DoctorOptions = {}
     ...(newlib
       ? {}
       : { fix: 'build riscv-gnu-toolchain with newlib into $RISCV (default $HOME/scratch/riscv_install)' }),
+  });
+  const generic = genericTileProblem(root);
+  add({
+    scope: 'generic',
+    name: 'Generic Tile',
+    ok: generic === undefined,
+    detail:
+      generic ??
+      `${GENERIC_TILE_DIR} is present: a core from a descriptor builds with -generic_core=<name> in place of the core flag`,
+    ...(generic
+      ? {
+          fix: 'run Generic Tile cores on an offline checkout (mace offline init), or patch sims,2.0 to take -generic_core and add the folder',
+        }
+      : {}),
   });
   return { root, checks };
 }

@@ -1,8 +1,8 @@
 /**
  * Temporary source edits in a checkout, crash-safe: before any file changes, its original is copied
  * into a backup folder under build/ and a manifest is written, so an edit interrupted by a crash is
- * undone the next time the checkout is opened. RTL edits and planted source faults each use their
- * own folder, so neither undoes the other.
+ * undone the next time the checkout is opened. RTL edits, planted source faults and unit-test
+ * scaffolds each use their own folder, so none undoes another.
  */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, normalize, resolve, sep } from 'node:path';
@@ -32,7 +32,7 @@ export function editablePath(relPath: string): string {
 }
 
 interface Manifest {
-  /** Checkout-relative path to its backup file name, or null when the file did not exist. */
+  /** Checkout-relative path to its backup file name, or null when nothing was there. */
   readonly files: Record<string, string | null>;
 }
 
@@ -41,13 +41,33 @@ interface Manifest {
  * Returns a function that restores everything; a crash before it runs is undone by restorePending().
  */
 export function applyFiles(root: string, files: ReadonlyMap<string, string>, backupDir = EDIT_BACKUP_DIR): () => void {
+  if (!files.size) {
+    restorePending(root, backupDir);
+    return () => undefined;
+  }
+  const paths = [...files.keys()].map(editablePath);
+  const restore = backupPaths(root, paths, backupDir);
+  for (const [rel, content] of files) {
+    const full = inside(root, editablePath(rel));
+    mkdirSync(dirname(full), { recursive: true });
+    writeFileSync(full, content);
+  }
+  return restore;
+}
+
+/**
+ * Back up checkout-relative paths before the caller changes them (a script that creates files, say):
+ * each existing file is copied aside, and each path that does not exist yet is noted, so restoring
+ * removes it (a folder with everything in it). Undoes any backup a crash left in `backupDir` first.
+ * Returns the restore function; a crash before it runs is undone by restorePending().
+ */
+export function backupPaths(root: string, paths: readonly string[], backupDir: string): () => void {
   restorePending(root, backupDir);
-  if (!files.size) return () => undefined;
   const dir = join(root, backupDir);
   mkdirSync(dir, { recursive: true });
   const manifest: Manifest = { files: {} };
-  [...files.keys()].forEach((rel, i) => {
-    const full = inside(root, editablePath(rel));
+  paths.forEach((rel, i) => {
+    const full = inside(root, rel);
     if (existsSync(full)) {
       copyFileSync(full, join(dir, `${i}.orig`));
       manifest.files[rel] = `${i}.orig`;
@@ -56,11 +76,6 @@ export function applyFiles(root: string, files: ReadonlyMap<string, string>, bac
     }
   });
   writeAtomically(join(dir, 'manifest.json'), JSON.stringify(manifest));
-  for (const [rel, content] of files) {
-    const full = inside(root, editablePath(rel));
-    mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, content);
-  }
   return () => restorePending(root, backupDir);
 }
 
@@ -75,7 +90,7 @@ export function restorePending(root: string, backupDir = EDIT_BACKUP_DIR): void 
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Manifest;
   for (const [rel, backup] of Object.entries(manifest.files)) {
     const full = inside(root, rel);
-    if (backup === null) rmSync(full, { force: true });
+    if (backup === null) rmSync(full, { recursive: true, force: true });
     else copyFileSync(join(dir, backup), full);
   }
   rmSync(dir, { recursive: true, force: true });

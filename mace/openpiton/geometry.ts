@@ -7,6 +7,16 @@
 export const CORES = ['ariane', 'sparc', 'pico'] as const;
 export type Core = (typeof CORES)[number];
 
+/**
+ * A core a build can name: one of the three OpenPiton tiles, or `generic`, a core hosted by the
+ * Generic Tile and named by its descriptor (sims `-generic_core=<name>` in place of the core flag).
+ */
+export const CORE_KINDS = [...CORES, 'generic'] as const;
+export type CoreKind = (typeof CORE_KINDS)[number];
+
+/** A Generic Tile core's name: its folder, its wrapper module's prefix and its `-generic_core=` value. */
+export const GENERIC_CORE_NAME_RE = /^[a-z][a-z0-9_]*$/;
+
 /** The only two values `-network_config=` accepts; left unset, sims passes a name pyhplib rejects. */
 export const NETWORKS = ['2dmesh_config', 'xbar_config'] as const;
 export type Network = (typeof NETWORKS)[number];
@@ -53,3 +63,14 @@ export function describeCaches(
     .map((name) => `${name}=${caches[name]![0]},${caches[name]![1]}`)
     .join(' ');
 }
+
+/** Where Generic Tile cores live in a checkout, one folder per core. */
+export const GENERIC_TILE_DIR = 'piton/design/chip/tile/generic';
+
+/** A Generic Tile core's folder, its tile-facing wrapper, its own sources and its file list. */
+export const genericCorePaths = (name: string) => ({
+  dir: `${GENERIC_TILE_DIR}/${name}`,
+  wrapper: `${GENERIC_TILE_DIR}/${name}/${name}_wrapper.v`,
+  rtl: `${GENERIC_TILE_DIR}/${name}/rtl`,
+  flist: `${GENERIC_TILE_DIR}/${name}/Flist.${name}`,
+});

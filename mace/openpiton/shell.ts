@@ -12,7 +12,7 @@ import type { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { execa } from 'execa';
 import { CANCEL_MARKER, LOG_TAIL_CHARS, TIMEOUT_MARKER, type KillReason } from './artifacts.ts';
-import type { Core } from './geometry.ts';
+import type { CoreKind } from './geometry.ts';
 
 /** Quote one word for bash as Python's shlex.quote does. */
 export function shellQuote(word: string): string {
@@ -29,7 +29,7 @@ export function shellQuote(word: string): string {
  * toolchain ahead of a distribution cross compiler that lacks newlib. A VERILATOR_ROOT, wherever it
  * came from, puts its Verilator first on PATH for every core.
  */
-export function prologue(root: string, core: Core): string {
+export function prologue(root: string, core: CoreKind): string {
   const ariane = core === 'ariane';
   const steps = [`export PITON_ROOT=${shellQuote(root)}`];
   if (ariane)
@@ -47,12 +47,12 @@ export function prologue(root: string, core: Core): string {
 }
 
 /** The full text bash runs: the prologue, then `cd <cwd> && <command>`. */
-export const shellScript = (root: string, core: Core, cwd: string, command: string): string =>
+export const shellScript = (root: string, core: CoreKind, cwd: string, command: string): string =>
   `${prologue(root, core)}cd ${shellQuote(cwd)} && ${command}`;
 
 export interface ShellCommand {
   readonly root: string;
-  readonly core: Core;
+  readonly core: CoreKind;
   readonly cwd: string;
   /** Already quoted for bash. */
   readonly command: string;

@@ -5,6 +5,7 @@
  */
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { genericTileProblem } from './generic-tile.ts';
 
 /** Where OpenPiton's defines are used or declared. */
 export const DEFINE_INDEX_DIRS = ['piton/design', 'piton/verif', 'piton/tools/src', 'piton/tools/verilator'] as const;
@@ -119,8 +120,9 @@ const CORE_DIRS: Readonly<Record<string, string>> = {
   sparc: 'piton/design/chip/tile/sparc',
 };
 
-/** Why the checkout cannot build `core`, or undefined when it can. */
+/** Why the checkout cannot build `core`, or undefined when it can (generic: whether it has a Generic Tile). */
 export function coreSupportProblem(root: string, core: string): string | undefined {
+  if (core === 'generic') return genericTileProblem(root);
   const dir = CORE_DIRS[core];
   if (!dir) return `no known RTL folder for core ${core}`;
   try {

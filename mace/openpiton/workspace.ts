@@ -31,7 +31,7 @@ import {
 } from './config.ts';
 import { fileSize, readTail, scanFile } from './files.ts';
 import { sourceFingerprint } from './fingerprint.ts';
-import type { Core } from './geometry.ts';
+import type { CoreKind } from './geometry.ts';
 import { CheckoutBusyError, withCheckoutLock } from './lock.ts';
 import {
   BuildOutputScanner,
@@ -71,7 +71,7 @@ export interface WorkspaceOptions {
 export class Workspace {
   /** The checkout root, absolute. */
   readonly root: string;
-  private readonly versions = new Map<Core, string>();
+  private readonly versions = new Map<CoreKind, string>();
   private readonly closing = new AbortController();
 
   constructor(
@@ -103,7 +103,7 @@ export class Workspace {
   }
 
   /** `verilator --version` as the prologue for `core` finds it; remembered once it succeeds. */
-  async verilatorVersion(core: Core = 'pico'): Promise<string> {
+  async verilatorVersion(core: CoreKind = 'pico'): Promise<string> {
     const known = this.versions.get(core);
     if (known !== undefined) return known;
     const scratch = join(this.root, 'build', '.mace');
@@ -361,7 +361,7 @@ export class Workspace {
   }
 
   private shell(
-    core: Core,
+    core: CoreKind,
     cwd: string,
     command: string,
     timeoutS: number,

@@ -183,6 +183,21 @@ describe('mace doctor', () => {
     assert.match(text.stdout, /fix: git submodule update --init --recursive piton\/design\/chip\/tile\/ariane/);
   });
 
+  it('says plainly that OpenPiton has no Generic Tile, and requires one only for --core generic', async () => {
+    const root = fakeCheckout();
+    const report = JSON.parse((await runCli('doctor', '--piton-root', root, '--json')).stdout) as {
+      checks: { scope: string; name: string; ok: boolean; detail: string }[];
+    };
+    const generic = report.checks.find((c) => c.name === 'Generic Tile')!;
+    assert.equal(generic.scope, 'generic');
+    assert.equal(generic.ok, false);
+    assert.match(generic.detail, /OpenPiton itself has none: its sims has no -generic_core flag/);
+    const text = await runCli('doctor', '--piton-root', root, '--core', 'generic');
+    assert.equal(text.code, 1);
+    assert.match(text.stdout, /MISSING +Generic Tile +this checkout has no Generic Tile/);
+    assert.match(text.stdout, /fix: run Generic Tile cores on an offline checkout/);
+  });
+
   it('recognises a checkout without the two PicoRV32 fixes Verilator 5 needs', () => {
     const root = tempDir();
     mkdirSync(join(root, 'piton/design/chip/tile/pico/rtl'), { recursive: true });

@@ -107,6 +107,29 @@ describe('sims flags', () => {
   });
 });
 
+describe('Generic Tile cores', () => {
+  it('put -generic_core=<name> where the core flag goes, and add the name to the identity only for them', () => {
+    const femto = makeConfig({ core: 'generic', generic_core: 'femto', x_tiles: 2, y_tiles: 2 });
+    assert.deepEqual(simsFlags(femto).slice(3, 6), [
+      '-network_config=2dmesh_config',
+      '-generic_core=femto',
+      '-config_rtl=MINIMAL_MONITORING',
+    ]);
+    assert.notEqual(
+      buildId(femto),
+      buildId(makeConfig({ core: 'generic', generic_core: 'ibex', x_tiles: 2, y_tiles: 2 })),
+    );
+    assert.equal(makeConfig({ core: 'pico' }).generic_core, '');
+    assert.equal(buildId(makeConfig()), 'mace_ced9398212fd', 'the built-in cores keep their ids');
+  });
+
+  it('need a name, and only they take one', () => {
+    assert.throws(() => makeConfig({ core: 'generic' }), /generic_core: core generic needs the generic_core name/);
+    assert.throws(() => makeConfig({ core: 'pico', generic_core: 'femto' }), /generic_core is only for core generic/);
+    assert.throws(() => makeConfig({ core: 'generic', generic_core: 'Femto' }), /lower-case identifier/);
+  });
+});
+
 describe('way rule', () => {
   it('names each Ariane L1 with more ways than the L1.5, and nothing for other cores', () => {
     const caches = { l1d: [16384, 8], l1i: [16384, 8] } as const;

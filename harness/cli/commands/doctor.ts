@@ -1,13 +1,13 @@
 import { Option, type Command } from 'commander';
 import { InputError } from '../../../mace/errors.ts';
 import { checkCheckout, requiredFailures, type DoctorCheck } from '../../../mace/openpiton/doctor.ts';
-import { CORES, type Core } from '../../../mace/openpiton/geometry.ts';
+import { CORE_KINDS, type CoreKind } from '../../../mace/openpiton/geometry.ts';
 import { printJson } from '../io.ts';
 import type { CommandContext } from '../main.ts';
 
 interface DoctorOptions {
   readonly pitonRoot?: string;
-  readonly core?: Core[];
+  readonly core?: CoreKind[];
   readonly json?: boolean;
 }
 
@@ -15,14 +15,14 @@ export function registerDoctor(program: Command, ctx: CommandContext): void {
   program
     .command('doctor')
     .description(
-      'Check an OpenPiton checkout: its layout, sims and Verilator, the fixes Verilator 5 needs, the RISC-V toolchains',
+      'Check an OpenPiton checkout: its layout, sims and Verilator, the fixes Verilator 5 needs, the RISC-V toolchains, the Generic Tile',
     )
     .option('--piton-root <dir>', 'the OpenPiton checkout (default: $PITON_ROOT)')
     .addOption(
       new Option(
         '--core <core...>',
-        'also require what these cores need (default: report every core, require none)',
-      ).choices(CORES),
+        'also require what these cores need; generic: the Generic Tile (default: report every core, require none)',
+      ).choices(CORE_KINDS),
     )
     .option('--json', 'print JSON instead of text')
     .addHelpText(
@@ -33,6 +33,7 @@ Exits 1 when something the checkout (or a core given with --core) needs is missi
 Examples:
   $ mace doctor --piton-root ~/openpiton
   $ PITON_ROOT=~/openpiton mace doctor --core pico
+  $ mace doctor --piton-root .mace/offline/checkout-0 --core generic
   $ mace doctor --json | jq '.checks[] | select(.ok | not)'`,
     )
     .action((options: DoctorOptions) => doctor(options, ctx));
@@ -52,9 +53,9 @@ async function doctor(options: DoctorOptions, ctx: CommandContext): Promise<void
     );
 }
 
-function renderReport(root: string, checks: readonly DoctorCheck[], cores: readonly Core[]): string {
+function renderReport(root: string, checks: readonly DoctorCheck[], cores: readonly CoreKind[]): string {
   const lines = [`OpenPiton checkout ${root}`];
-  for (const scope of ['checkout', ...CORES] as const) {
+  for (const scope of ['checkout', ...CORE_KINDS] as const) {
     const mine = checks.filter((c) => c.scope === scope);
     if (mine.length === 0) continue;
     const counted = scope === 'checkout' || cores.includes(scope);

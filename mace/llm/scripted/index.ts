@@ -7,12 +7,22 @@
 import { z } from 'zod';
 import { nonNegativeInt, strictObject } from '../../spec.ts';
 import type { LlmBackend, LlmReply, LlmRequest, ToolCallRecord } from '../types.ts';
-import { drawMistakes, MISTAKES, planReply, postMortemReply, triageReply, type MistakeRates } from './policies.ts';
+import {
+  AGENT_MISTAKES,
+  drawMistakes,
+  MISTAKES,
+  planReply,
+  postMortemReply,
+  triageReply,
+  type MistakeRates,
+} from './policies.ts';
 import { seeded, seedFrom } from './random.ts';
 import { readPlannerPrompt } from './reading.ts';
 import { rtlRepair } from './rtl.ts';
+import { adaptTestbench } from './testbench.ts';
+import { wrapperTask, writeWrapper } from './wrapper.ts';
 
-export { MISTAKES, INVENTED_DEFINE, type Mistake, type MistakeRates } from './policies.ts';
+export { AGENT_MISTAKES, MISTAKES, INVENTED_DEFINE, type Mistake, type MistakeRates } from './policies.ts';
 
 const rate = z
   .number({ error: 'a mistake rate is a number from 0 to 1' })
@@ -29,20 +39,21 @@ export const ScriptedSettingsSchema = strictObject({
     .describe('The model whose prices its token counts are billed at'),
   mistakes: z
     .partialRecord(
-      z.enum(MISTAKES, {
-        error: (iss) => `unknown mistake ${JSON.stringify(iss.input)}; known: ${MISTAKES.join(', ')}`,
+      z.enum([...MISTAKES, ...AGENT_MISTAKES], {
+        error: (iss) =>
+          `unknown mistake ${JSON.stringify(iss.input)}; known: ${[...MISTAKES, ...AGENT_MISTAKES].join(', ')}`,
       }),
       rate,
     )
     .default({})
-    .describe('Mistake rates per planner call, 0..1 each; all zero by default'),
+    .describe('Mistake rates, 0..1 each, per planner call (testbench_port: per unit_test call); all zero by default'),
 });
 export type ScriptedSettings = z.output<typeof ScriptedSettingsSchema>;
 
 export interface ScriptedOptions {
   /** The run's seed: the same seed gives the same replies. */
   readonly seed: number;
-  /** Mistake rates per planner call (0..1 each); all zero by default. */
+  /** Mistake rates per planner call (testbench_port: per unit_test call), 0..1 each; all zero by default. */
   readonly mistakes?: MistakeRates;
   /** The model its tokens are priced as. */
   readonly pricedAs: string;
@@ -57,7 +68,7 @@ const tokens = (text: string) => Math.ceil(text.length / CHARS_PER_TOKEN);
 export class ScriptedBackend implements LlmBackend {
   readonly name = 'scripted' as const;
   readonly model: string;
-  /** It uses the edit tools an rtl task offers, as an agent would. */
+  /** It uses the tools an rtl or unit_test task offers, as an agent would. */
   readonly takesTools = true;
   private readonly options: ScriptedOptions;
 
@@ -89,7 +100,15 @@ export class ScriptedBackend implements LlmBackend {
     request: LlmRequest,
     random: () => number,
   ): Promise<{ text: string; toolCalls: ToolCallRecord[] }> {
-    if (request.phase === 'rtl') return rtlRepair(request.prompt, request.tools ?? []);
+    const tools = request.tools ?? [];
+    if (request.phase === 'rtl')
+      return wrapperTask(request.prompt) ? writeWrapper(request.prompt, tools) : rtlRepair(request.prompt, tools);
+    if (request.phase === 'unit_test') {
+      // After a testbench mismatch the agent checks its port names: the mistake is not repeated.
+      const careful = /testbench_mismatch/.test(request.prompt);
+      const mistakes = careful ? new Set() : drawMistakes(random, this.options.mistakes ?? {}, AGENT_MISTAKES);
+      return adaptTestbench(request.prompt, tools, { misnamePort: mistakes.has('testbench_port') });
+    }
     return { text: this.text(request, random), toolCalls: [] };
   }
 

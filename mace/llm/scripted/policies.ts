@@ -19,16 +19,18 @@ export const MISTAKES = [
   'speculative_task',
   'source_edit',
 ] as const;
-export type Mistake = (typeof MISTAKES)[number];
+/** Mistakes of the task agents rather than the planner: drawn on their own calls. */
+export const AGENT_MISTAKES = ['testbench_port'] as const;
+export type Mistake = (typeof MISTAKES)[number] | (typeof AGENT_MISTAKES)[number];
 export type MistakeRates = Readonly<Partial<Record<Mistake, number>>>;
 
 /** A define OpenPiton has never heard of; the plan check strips it. */
 export const INVENTED_DEFINE = 'ENABLE_TURBO_PREFETCH';
 
-/** Which mistakes a call makes: each independently, at its rate. */
-export function drawMistakes(random: Random, rates: MistakeRates): Set<Mistake> {
+/** Which mistakes a call makes among `among` (the planner's by default): each independently, at its rate. */
+export function drawMistakes(random: Random, rates: MistakeRates, among: readonly Mistake[] = MISTAKES): Set<Mistake> {
   const out = new Set<Mistake>();
-  for (const mistake of MISTAKES) if (random() < (rates[mistake] ?? 0)) out.add(mistake);
+  for (const mistake of among) if (random() < (rates[mistake] ?? 0)) out.add(mistake);
   return out;
 }
 
@@ -79,18 +81,40 @@ export function planReply(inputs: PlannerInputs, mistakes: ReadonlySet<Mistake>)
   if (mistakes.has('l15_zero')) draft.caches.l15 = [0, 4];
   if (mistakes.has('oversized_cache')) draft.caches.l2 = [4194304, 4];
 
+  const kind = (k: string) => (mistakes.has('bare_kind') ? k : `kind=${k}`);
+  const defineLines = (id: string) =>
+    draft.defines.size ? [`CONFIG_RTL: ${id} | ${[...draft.defines].sort().join(' ')}`] : [];
+  const modules = unitTestModules(inputs.objective);
+  if (modules.length) {
+    return [
+      `Plan: a unit test for each module the objective names.`,
+      '',
+      ...modules.flatMap((path, i) => [
+        `TASK: ut${i + 1} | deps= | ${kind('unit_test')} | ${path}`,
+        ...defineLines(`ut${i + 1}`),
+      ]),
+    ].join('\n');
+  }
+  if (inputs.rtlOffered && inputs.genericWrapper && /\[wrapper_skeleton\]/.test(inputs.rejection)) {
+    const { wrapper, top, rtl } = inputs.genericWrapper;
+    return [
+      "The core's wrapper is still the generated skeleton, so nothing runs until an rtl task writes it.",
+      '',
+      `TASK: wrapper | deps= | ${kind('rtl')} | Write the Generic Tile wrapper ${wrapper}: instantiate ${top} from ${rtl} and connect every port`,
+      ...defineLines('wrapper'),
+    ].join('\n');
+  }
+
   const [x, y] = inputs.mesh;
   const repair = inputs.rtlOffered ? rtlRepairTask(inputs) : undefined;
   if (repair && !mistakes.has('no_plan')) {
-    const defines = [...draft.defines].sort();
     return [
       `The last failure is in the RTL; one rtl task repairs it and is then built and simulated.`,
       '',
       `TASK: repair | deps= | kind=rtl | ${repair}`,
-      ...(defines.length ? [`CONFIG_RTL: repair | ${defines.join(' ')}`] : []),
+      ...defineLines('repair'),
     ].join('\n');
   }
-  const kind = (k: string) => (mistakes.has('bare_kind') ? k : `kind=${k}`);
   const describe = () => {
     const parts = [draft.defines.size ? `defines ${[...draft.defines].sort().join(' ')}` : 'the default defines'];
     const caches = describeCaches(draft.caches);
@@ -130,6 +154,12 @@ export function planReply(inputs: PlannerInputs, mistakes: ReadonlySet<Mistake>)
     lines.push(`TASK: patch | deps= | ${kind('rtl')} | Shorten the reset sequence in the ${inputs.core} tile RTL`);
   }
   return lines.join('\n');
+}
+
+/** RTL paths an objective asks to unit-test ("unit-test piton/design/.../picorv32.v"). */
+export function unitTestModules(objective: string): string[] {
+  if (!/\bunit[- ]?tests?\b|\btestbench\b/i.test(objective)) return [];
+  return [...new Set([...objective.matchAll(/\b((?:piton\/)?[\w./-]+\.(?:v|sv|pyv))\b/g)].map((m) => m[1]!))];
 }
 
 /** The repair an rtl task should make, when the last diagnosis blames the RTL. */

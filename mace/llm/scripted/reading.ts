@@ -19,10 +19,14 @@ export interface PlannerInputs {
   readonly rtlOffered: boolean;
   readonly feedback: string;
   readonly rejection: string;
+  /** A Generic Tile core's wrapper, top module and sources folder, when the run has one. */
+  readonly genericWrapper?: { readonly wrapper: string; readonly top: string; readonly rtl: string };
 }
 
 export function readPlannerPrompt(prompt: string): PlannerInputs {
   const mesh = /^Target mesh:\s*(\d+)x(\d+)/m.exec(prompt);
+  const generic =
+    /^Generic Tile core: \S+, ISA \S+, top module (\S+)\. Its sources are in (\S+); its wrapper (\S+) /m.exec(prompt);
   const section = (heading: string) => {
     const start = prompt.indexOf(heading);
     if (start < 0) return '';
@@ -43,6 +47,7 @@ export function readPlannerPrompt(prompt: string): PlannerInputs {
     rtlOffered: /kind=config\|workload\|unit_test\|rtl/.test(prompt),
     feedback: section(PROMPT_HEADINGS.feedback),
     rejection: section(PROMPT_HEADINGS.rejection),
+    ...(generic ? { genericWrapper: { top: generic[1]!, rtl: generic[2]!, wrapper: generic[3]! } } : {}),
   };
 }
 

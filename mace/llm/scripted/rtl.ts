@@ -4,6 +4,7 @@
  * file really uses, and replaces it, as an engineer fixing a typo that breaks the build would.
  */
 import type { LlmTool, ToolCallRecord } from '../types.ts';
+import { toolUse } from './tool-use.ts';
 
 const IDENT = /\b[A-Za-z_][A-Za-z0-9_]*\b/g;
 const SOURCE_REF = /(piton\/design\/[\w./-]+\.(?:sv|v|pyv|vh|svh))(?::(\d+)|\s+line\s+(\d+))?/g;
@@ -63,13 +64,7 @@ export async function rtlRepair(
   prompt: string,
   tools: readonly LlmTool[],
 ): Promise<{ text: string; toolCalls: ToolCallRecord[] }> {
-  const toolCalls: ToolCallRecord[] = [];
-  const use = async (name: string, args: Record<string, unknown>) => {
-    const tool = tools.find((t) => t.name === name);
-    const result = tool ? await tool.execute(args) : `ERROR: no tool ${name}`;
-    toolCalls.push({ name, args, result });
-    return result;
-  };
+  const { use, calls: toolCalls } = toolUse(tools);
   const refs = [...prompt.matchAll(SOURCE_REF)].map((m) => ({ path: m[1]!, line: Number(m[2] ?? m[3]) || undefined }));
   if (!refs.length) {
     // No file named: look through the RTL folders the instruction points at.

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const HERE = fileURLToPath(new URL('.', import.meta.url));
 
-/** The files that make a checkout: the model, its sims, the template, and the adapter constants they import. */
+/** The files that make a checkout: the model, its sims, the template, and the adapter modules they import. */
 function modelSources(): string[] {
   const dir = (d: string) =>
     readdirSync(join(HERE, d))
@@ -21,8 +21,10 @@ function modelSources(): string[] {
     ...dir('model'),
     ...dir('sims'),
     join(HERE, 'template.ts'),
+    join(HERE, 'unit-template.ts'),
     join(HERE, 'defines.ts'),
     join(HERE, '..', 'geometry.ts'),
+    join(HERE, '..', 'verilog.ts'),
   ];
 }
 

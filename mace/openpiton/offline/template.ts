@@ -7,10 +7,12 @@
 import { CATALOG, type Program } from './model/catalog.ts';
 import { VERILATOR_VERSION_TEXT } from './model/constants.ts';
 import { MODEL_SOURCES } from './model/rtl.ts';
-import { GENERIC_TILE_DIR, PC_CMP_PATH } from './model/source.ts';
+import { GENERIC_TILE_DIR } from '../geometry.ts';
+import { PC_CMP_PATH } from './model/source.ts';
 import { buildElf } from './sims/elf.ts';
 import { SETTINGS_FILE } from './sims/runtime.ts';
 import { defineInventory } from './defines.ts';
+import { unitTestFiles } from './unit-template.ts';
 
 export interface CheckoutFile {
   readonly path: string;
@@ -201,13 +203,16 @@ const CHIP = text(
 const GENERIC_README = text(
   '# Generic Tile cores',
   '',
-  'A core that joins OpenPiton through the Generic Tile lives in its own folder here:',
+  'A core that joins OpenPiton through the Generic Tile lives in its own folder here, laid out from its',
+  'core descriptor by MACE-TS:',
   '',
   '    <name>/<name>_wrapper.v   module <name>_wrapper: the tile-facing wrapper (generated as a skeleton)',
   "    <name>/rtl/               the core's own sources",
+  '    <name>/Flist.<name>       the wrapper and the sources',
   '',
   'sims builds it with `-generic_core=<name>` in place of the core flag. The tile runs the core only',
-  'once the wrapper instantiates one of the modules its rtl/ folder defines.',
+  'once the wrapper instantiates one of the modules its rtl/ folder defines. OpenPiton itself has no',
+  'Generic Tile: this folder and the flag belong to the offline model.',
 );
 
 const FLISTS: Record<string, string[]> = {
@@ -304,6 +309,7 @@ export function checkoutFiles(version: string): CheckoutFile[] {
     { path: 'piton/design/chip/rtl/chip.v.pyv', content: CHIP },
     { path: 'piton/design/include/define_inventory.txt', content: defineInventory() },
     { path: `${GENERIC_TILE_DIR}/README.md`, content: GENERIC_README },
+    ...unitTestFiles(),
     ...MODEL_SOURCES.map((s) => ({ path: s.path, content: s.text })),
     ...flistFiles(),
     ...CATALOG.filter((p) => p.dir).map(diagFile),

@@ -8,7 +8,10 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { genericCorePaths } from '../../geometry.ts';
+import { definedModules, KEYWORDS, stripComments } from '../../verilog.ts';
 import type { ModelCore, RunDefect } from './design.ts';
+import { balanceErrors, elaborate, missingModule, type SourceFile } from './elaborate.ts';
 import { MODEL_SOURCES, type ModelSource } from './rtl.ts';
 
 /** One Verilator diagnostic: `%Error: <file>:<line>:<col>: <message>` and the source excerpt under it. */
@@ -20,24 +23,20 @@ export interface SourceError {
   /** The offending source line, for Verilator's excerpt. */
   readonly text: string;
   readonly width: number;
+  /** Verilator's tag after `%Error-` (PINNOTFOUND), when it has one. */
+  readonly tag?: string;
 }
 
 export interface SourceState {
   readonly errors: readonly SourceError[];
+  /** Verilator warnings about the sources (a wrapper's unconnected core pins). */
+  readonly warnings: readonly SourceError[];
   readonly defect?: { readonly effect: RunDefect; readonly file: string; readonly line: number };
   readonly finishMaskBits: number;
   readonly coreInstantiated: boolean;
 }
 
 export const PC_CMP_PATH = 'piton/verif/env/manycore/pc_cmp.v.pyv';
-export const GENERIC_TILE_DIR = 'piton/design/chip/tile/generic';
-
-/** Where a Generic Tile core's wrapper and its own RTL live in a checkout. */
-export const genericCorePaths = (name: string) => ({
-  dir: `${GENERIC_TILE_DIR}/${name}`,
-  wrapper: `${GENERIC_TILE_DIR}/${name}/${name}_wrapper.v`,
-  rtl: `${GENERIC_TILE_DIR}/${name}/rtl`,
-});
 
 export function analyseSources(root: string, core: ModelCore, genericCore?: string): SourceState {
   const errors: SourceError[] = [];
@@ -48,13 +47,16 @@ export function analyseSources(root: string, core: ModelCore, genericCore?: stri
     defect ??= result.defect;
   }
   let coreInstantiated = true;
+  const warnings: SourceError[] = [];
   if (core === 'generic') {
     const generic = checkGenericCore(root, genericCore ?? '');
     errors.push(...generic.errors);
+    warnings.push(...generic.warnings);
     coreInstantiated = generic.instantiated;
   }
   return {
     errors,
+    warnings,
     ...(defect ? { defect } : {}),
     finishMaskBits: finishMaskBits(readText(join(root, PC_CMP_PATH)) ?? ''),
     coreInstantiated,
@@ -86,22 +88,6 @@ function checkModelSource(root: string, source: ModelSource): Pick<SourceState, 
 }
 
 const squash = (text: string): string => text.replace(/\s+/g, ' ').trim();
-
-/** Comments and string literals blanked out, keeping every other character's line and column. */
-export function stripComments(text: string): string {
-  return text.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*|"(?:\\.|[^"\\\n])*"/g, (m) => m.replace(/[^\n]/g, ' '));
-}
-
-const KEYWORDS = new Set(
-  (
-    'module endmodule input output inout wire reg logic integer parameter localparam genvar generate endgenerate ' +
-    'assign always always_ff always_comb always_latch initial begin end if else case casez casex endcase default ' +
-    'for while repeat forever posedge negedge or and not function endfunction task endtask return typedef struct ' +
-    'packed enum union signed unsigned int unsigned bit byte shortint longint string void automatic static const ' +
-    'assert property import export package endpackage interface endinterface modport unique priority timescale ' +
-    'define ifdef ifndef else elsif endif include wand wor supply0 supply1 tri'
-  ).split(' '),
-);
 
 const DECLARATION =
   /\b(?:wire|reg|logic|integer|input|output|inout|genvar|parameter|localparam|int|bit)\b((?:\s+(?:signed|unsigned|unsigned|reg|wire|logic|int))*\s*(?:\[[^\]]*\]\s*)*)([^;()]*)/g;
@@ -187,49 +173,6 @@ function nameErrors(path: string, original: string, edited: string): SourceError
   return errors;
 }
 
-const OPENERS: Record<string, string> = { '(': ')', '[': ']', '{': '}' };
-
-/** The first unbalanced bracket or begin/end, module/endmodule, as Verilator's parser would stop on it. */
-function balanceErrors(path: string, text: string): SourceError[] {
-  const code = stripComments(text).split('\n');
-  const stack: Array<{ token: string; line: number; col: number }> = [];
-  for (let i = 0; i < code.length; i++) {
-    for (const m of code[i]!.matchAll(/[()[\]{}]|\b(?:begin|end|module|endmodule)\b/g)) {
-      const token = m[0];
-      const at = { token, line: i + 1, col: m.index! + 1 };
-      if (token in OPENERS || token === 'begin' || token === 'module') {
-        stack.push(at);
-        continue;
-      }
-      const open = stack.pop();
-      const expected =
-        open && (open.token in OPENERS ? OPENERS[open.token] : open.token === 'begin' ? 'end' : 'endmodule');
-      if (expected !== token) return [syntaxError(path, text, at.line, at.col, `syntax error, unexpected ${token}`)];
-    }
-  }
-  const open = stack.pop();
-  if (open)
-    return [
-      syntaxError(
-        path,
-        text,
-        code.length,
-        1,
-        `syntax error, unexpected end of file; '${open.token}' on line ${open.line} is never closed`,
-      ),
-    ];
-  return [];
-}
-
-/** Verilator's error for a module no file of the build defines. */
-function missingModule(file: string, module: string): SourceError {
-  return { file, line: 1, col: 1, message: `Cannot find file containing module: '${module}'`, text: '', width: 1 };
-}
-
-function syntaxError(file: string, text: string, line: number, col: number, message: string): SourceError {
-  return { file, line, col, message, text: text.split('\n')[line - 1] ?? '', width: 1 };
-}
-
 /**
  * Bits of the monitor's finish_mask as Verilator builds it: pc_cmp.v.pyv declares it `integer`
  * (32 bits) under VERILATOR unless the checkout widened it. A mask is one hex digit per tile, so 32
@@ -244,46 +187,40 @@ export function finishMaskBits(pcCmp: string): number {
   return Number(decl[2]) + 1;
 }
 
-/** Module names a directory's Verilog and SystemVerilog files define. */
-function modulesUnder(dir: string): Set<string> {
-  const names = new Set<string>();
-  if (!existsSync(dir)) return names;
-  for (const entry of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
-    const path = join(dir, entry);
-    if (!/\.s?v$/.test(entry) || !statSync(path).isFile()) continue;
-    for (const m of stripComments(readFileSync(path, 'utf8')).matchAll(/\bmodule\s+([A-Za-z_]\w*)/g)) names.add(m[1]!);
-  }
-  return names;
+/** The Verilog and SystemVerilog files under a directory, read. */
+function sourcesUnder(dir: string): SourceFile[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .map((entry) => join(dir, entry))
+    .filter((path) => /\.s?v$/.test(path) && statSync(path).isFile())
+    .sort()
+    .map((path) => ({ path, text: readFileSync(path, 'utf8') }));
 }
 
 /**
- * A Generic Tile core's wrapper: it must exist, instantiate only modules that exist, and instantiate
- * one of the core's own modules (defined under its rtl/) for the core to run. The skeleton a core
- * descriptor generates instantiates none, whatever its comments say.
+ * A Generic Tile core's wrapper: it must exist and elaborate against the modules of its folder, and
+ * it must instantiate one of the core's own modules (defined under its rtl/) for the core to run.
+ * The skeleton a core descriptor generates instantiates none, whatever its comments say.
  */
-function checkGenericCore(root: string, name: string): { errors: SourceError[]; instantiated: boolean } {
+function checkGenericCore(
+  root: string,
+  name: string,
+): Pick<SourceState, 'errors' | 'warnings'> & { instantiated: boolean } {
   const paths = genericCorePaths(name);
   const wrapperPath = join(root, paths.wrapper);
   const text = readText(wrapperPath);
-  if (text === undefined) return { errors: [missingModule(wrapperPath, `${name}_wrapper`)], instantiated: false };
-  const coreModules = modulesUnder(join(root, paths.rtl));
-  const wrapperModules = modulesUnder(join(root, paths.dir));
-  const errors: SourceError[] = [...balanceErrors(wrapperPath, text)];
-  let instantiated = false;
-  const code = stripComments(text);
-  code.split('\n').forEach((line, i) => {
-    const m = /^\s*([A-Za-z_]\w*)\s*(?:#\s*\(.*\))?\s+([A-Za-z_]\w*)\s*\(/.exec(line);
-    if (!m || KEYWORDS.has(m[1]!) || m[1] === 'module') return;
-    if (coreModules.has(m[1]!)) instantiated = true;
-    else if (!wrapperModules.has(m[1]!))
-      errors.push({
-        file: wrapperPath,
-        line: i + 1,
-        col: line.indexOf(m[1]!) + 1,
-        message: `Cannot find file containing module: '${m[1]}'`,
-        text: text.split('\n')[i] ?? '',
-        width: m[1]!.length,
-      });
-  });
-  return { errors, instantiated };
+  if (text === undefined)
+    return { errors: [missingModule(wrapperPath, `${name}_wrapper`)], warnings: [], instantiated: false };
+  const core = sourcesUnder(join(root, paths.rtl));
+  const wrapper = { path: wrapperPath, text };
+  const result = elaborate(
+    [...sourcesUnder(join(root, paths.dir)).filter((f) => f.path !== wrapperPath), wrapper],
+    [wrapper],
+  );
+  const coreModules = new Set(core.flatMap((f) => definedModules(f.text)));
+  return {
+    errors: result.errors,
+    warnings: result.warnings,
+    instantiated: [...result.instantiated].some((m) => coreModules.has(m)),
+  };
 }

@@ -239,6 +239,12 @@ export const FAILURE_POINT = {
 /** Seconds before the first simulated cycle: the intercept of the 1x1 and 2x2 PicoRV32 fits (~1.3 s). */
 export const RUN_STARTUP_SECONDS = 1.3;
 
+/**
+ * A unit-test build: Verilator and g++ on one module and its testbench. Never measured: estimated
+ * from PicoRV32's share of a 1x1 build (its 16.45 s per tile, with the testbench on top).
+ */
+export const UNIT_BUILD_SECONDS = 20;
+
 /** Seconds per simulated cycle by core and tile count, from the runs that lasted longest. */
 const RUN_RATES: Record<'pico' | 'ariane' | 'sparc', ReadonlyArray<readonly [number, number]>> = {
   // p11-l15-8192x2-memwalk16k (1M cycles, 12.3 s), p22-memwalk160k (478k, 21.2 s), p44-addi (50k, 17.5 s)

@@ -12,6 +12,7 @@ import { buildSeconds, FAILURE_POINT } from '../model/timing.ts';
 import { DIE_LINES } from './formats.ts';
 import { die, drawFlake, sleepSeconds } from './runtime.ts';
 import type { Invocation } from './invocation.ts';
+import { verilatorWarning } from './formats.ts';
 import { elaborationErrors, exitLine, invalidOption, timingError, warnings } from './verilator.ts';
 
 /** The file beside Vcmp_top that records what was built (the run reads it). */
@@ -103,7 +104,10 @@ export function vltBuild(
     coreInstantiated: source.coreInstantiated,
     ...(source.defect ? { defect: source.defect } : {}),
   };
-  const warningLines = warnings(design, dvRoot);
+  const warningLines = [
+    ...warnings(design, dvRoot),
+    ...source.warnings.flatMap((w) => verilatorWarning(w, 'PINMISSING')),
+  ];
   const errors = elaborationErrors(design, dvRoot, source.errors);
   if (errors.length) {
     out.lines(warningLines.slice(0, Math.floor(warningLines.length / 3)));

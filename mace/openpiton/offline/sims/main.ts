@@ -14,6 +14,7 @@ import { isDiagName, parseSimsArgs, type SimsOptions } from './options.ts';
 import { assembleDiag, vltRun } from './run.ts';
 import { die, loadSettings, Output, reportDie, SimsDie } from './runtime.ts';
 import { verilatorCoverage } from './tools.ts';
+import { unitBuild, unitInvocationOptions, unitRun } from './unit.ts';
 
 /** The file beside the bundle naming the model version it was built from. */
 export const MODEL_INFO_FILE = 'mace_offline_model.json';
@@ -66,8 +67,8 @@ function simsMain(
     out.lines(banner(argv, dvRoot, modelDir, modelNote(toolsBin)));
     const sys = opts.strings.get('sys') ?? '';
     if (!sys) throw die('-sys argument not defined', DIE_LINES.noSys);
-    if (sys !== 'manycore')
-      throw die(`could not find ${sys} in ${dvRoot}/tools/src/sims/sims.config`, DIE_LINES.noConfig);
+    const call: Call = { argv, env, cwd, dvRoot, modelDir, toolsBin, out };
+    if (sys !== 'manycore') return unitSystem(call, sys);
     const core = coreOf(opts);
     out.line(`sims: using config file ${dvRoot}/tools/src/sims/sims.config (-DFLIST_${flistTag(core)})`);
     const diagNames = opts.rest.filter(isDiagName);
@@ -80,21 +81,8 @@ function simsMain(
     const requested = designFromOptions(opts, core, out);
     out.line('sims: Setting UART_DIV_LATCH to 0xb');
 
-    const invocation: Invocation = {
-      argv,
-      opts,
-      out,
-      cwd,
-      dvRoot,
-      pitonRoot: dirname(dvRoot),
-      modelDir,
-      modelPath: join(modelDir, 'manycore', opts.strings.get('build_id') || 'rel-0.1'),
-      settings: loadSettings(toolsBin, env),
-      env,
-    };
-    for (const [sim, home] of Object.entries(SIM_HOMES))
-      if ((opts.flags.has(`${sim}_build`) || opts.flags.has(`${sim}_run`)) && !env[home])
-        throw die(`${home} not defined.`, DIE_LINES.simHome);
+    const invocation = invocationOf(call, opts, 'manycore');
+    checkSimHomes(opts, env);
     if (opts.flags.has('vlt_build') && !opts.negated.has('build')) vltBuild(invocation, requested);
     const diag = diagName ? assembleDiag(invocation, requested, diagName) : undefined;
     if (opts.flags.has('vlt_run') && diag) vltRun(invocation, diag);
@@ -107,6 +95,51 @@ function simsMain(
   } finally {
     out.close();
   }
+}
+
+/** What every sims call starts from, before its options are known. */
+interface Call {
+  readonly argv: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly cwd: string;
+  readonly dvRoot: string;
+  readonly modelDir: string;
+  readonly toolsBin: string;
+  readonly out: Output;
+}
+
+/** The call with its options, its model at $MODEL_DIR/<model>/<build_id>, and the checkout's settings. */
+function invocationOf(call: Call, opts: SimsOptions, model: string): Invocation {
+  return {
+    ...call,
+    opts,
+    pitonRoot: dirname(call.dvRoot),
+    modelPath: join(call.modelDir, model, opts.strings.get('build_id') || 'rel-0.1'),
+    settings: loadSettings(call.toolsBin, call.env),
+  };
+}
+
+/** A unit-test environment's call: its sims.config block's options, then the build and the run. */
+function unitSystem(call: Call, sys: string): number {
+  const { out, dvRoot, env } = call;
+  out.line(`sims: using config file ${dvRoot}/tools/src/sims/sims.config ()`);
+  const opts = unitInvocationOptions(dvRoot, sys, call.argv);
+  const unprocessed = opts.rest.find((arg) => !isDiagName(arg));
+  if (unprocessed !== undefined) throw die(`Unprocessed argument: ${unprocessed}`, DIE_LINES.unprocessed);
+  out.line('sims: using random seed 0');
+  const invocation = invocationOf(call, opts, opts.strings.get('model')!);
+  checkSimHomes(opts, env);
+  if (opts.flags.has('vlt_build') && !opts.negated.has('build')) unitBuild(invocation, sys);
+  if (opts.flags.has('vlt_run')) unitRun(invocation);
+  out.line(`sims: stop_time ${dateLine()}`);
+  return 0;
+}
+
+/** The other simulators need their installation; sims dies without it. */
+function checkSimHomes(opts: SimsOptions, env: NodeJS.ProcessEnv): void {
+  for (const [sim, home] of Object.entries(SIM_HOMES))
+    if ((opts.flags.has(`${sim}_build`) || opts.flags.has(`${sim}_run`)) && !env[home])
+      throw die(`${home} not defined.`, DIE_LINES.simHome);
 }
 
 function modelNote(toolsBin: string): string {

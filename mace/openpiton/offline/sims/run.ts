@@ -140,15 +140,24 @@ const CYCLES_PER_INSTRUCTION = 17.5;
 /** Writes (and pauses) this many times over a run, so a killed run leaves a partial sim.log. */
 const SLICES = 20;
 
-export function vltRun(inv: Invocation, diag: Diag): void {
-  const { out, modelPath, cwd, settings } = inv;
+/**
+ * The run directory as sims prepares it before simulating: no sim.log from before, the model's flist
+ * copied in, and a model to run; sims dies at `lines` when either is missing.
+ */
+export function prepareRunDir(inv: Invocation, lines: { readonly copyFlist: number; readonly noObjDir: number }): void {
+  const { out, modelPath, cwd } = inv;
   rmSync(join(cwd, 'sim.log'), { force: true });
   if (!existsSync(join(modelPath, 'flist'))) {
     out.line(`cp: cannot stat '${modelPath}/flist': No such file or directory`);
-    throw die(`could not copy flist to ${cwd}`, DIE_LINES.copyFlist);
+    throw die(`could not copy flist to ${cwd}`, lines.copyFlist);
   }
   copyFileSync(join(modelPath, 'flist'), join(cwd, 'flist'));
-  if (!existsSync(join(modelPath, 'obj_dir'))) throw die(`obj_dir/ not found in ${modelPath}`, DIE_LINES.noObjDir);
+  if (!existsSync(join(modelPath, 'obj_dir'))) throw die(`obj_dir/ not found in ${modelPath}`, lines.noObjDir);
+}
+
+export function vltRun(inv: Invocation, diag: Diag): void {
+  const { out, modelPath, cwd, settings } = inv;
+  prepareRunDir(inv, DIE_LINES);
   const design = readDesign(modelPath);
   const program = diag.program;
   const finishMask = inv.opts.strings.get('finish_mask') || null;

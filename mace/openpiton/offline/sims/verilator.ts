@@ -159,7 +159,7 @@ export function invalidOption(buildArgs: readonly string[]): string | undefined 
 
 /** Errors of a design OpenPiton cannot build, in the order Verilator reports them. */
 export function elaborationErrors(design: Design, dvRoot: string, sourceErrors: readonly SourceError[]): string[] {
-  const out = sourceErrors.flatMap((e) => verilatorError(e));
+  const out = sourceErrors.flatMap((e) => verilatorError(e, e.tag));
   if (design.defines.includes('PITON_FPGA_SYNTH'))
     out.push(
       ...verilatorError(

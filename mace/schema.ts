@@ -1,0 +1,34 @@
+/**
+ * Building blocks of the project's zod schemas: number rules whose messages name the field, strict
+ * objects whose unknown-key message lists the accepted keys, and enums that list their values.
+ * Imports nothing but zod and the shared message helper, so every schema module can use them.
+ */
+import { z } from 'zod';
+import { shown } from './openpiton/issues.ts';
+
+/** A zod rule for a number field: `${what} must be ${rule}, got ...` when `ok` refuses the value. */
+const numberRule = (ok: (n: number) => boolean, rule: string) => (what: string) =>
+  z.unknown().transform((value, ctx) => {
+    if (typeof value === 'number' && Number.isFinite(value) && ok(value)) return value;
+    ctx.addIssue({ code: 'custom', message: `${what} must be ${rule}, got ${shown(value)}` });
+    return z.NEVER;
+  });
+
+export const positiveInt = numberRule((n) => Number.isInteger(n) && n > 0, 'a positive integer');
+export const positiveNumber = numberRule((n) => n > 0, 'a positive number');
+export const nonNegativeInt = numberRule((n) => Number.isInteger(n) && n >= 0, 'an integer >= 0');
+export const nonNegativeNumber = numberRule((n) => n >= 0, 'a number >= 0');
+
+/** A strict object whose unknown-key message lists the keys it accepts. */
+export function strictObject<T extends z.core.$ZodLooseShape>(shape: T) {
+  const accepted = Object.keys(shape).join(', ');
+  return z.strictObject(shape, {
+    error: (iss) =>
+      iss.code === 'unrecognized_keys'
+        ? `unknown key${iss.keys.length > 1 ? 's' : ''} ${iss.keys.map((k) => JSON.stringify(k)).join(', ')}; accepted: ${accepted}`
+        : undefined,
+  });
+}
+
+export const oneOf = <T extends readonly [string, ...string[]]>(values: T, what: string) =>
+  z.enum(values, { error: (iss) => `${what} must be one of ${values.join(', ')}; got ${shown(iss.input)}` });
