@@ -130,16 +130,20 @@ export async function analyseFailure(input: FailureInput): Promise<FailureAnalys
   }
 
   if (note) memory.feedback.push(note);
-  await recordFailure(input.store, {
-    runId: input.runId,
-    iteration: input.iteration,
-    taskId: failed.task.id,
-    diagnosis: diagnosis.diagnosis,
-    fix: diagnosis.fix,
-    stage,
-    narrowing: narrowing?.verdict ?? null,
-    feedback: note ?? null,
-  });
+  await recordFailure(
+    input.store,
+    {
+      runId: input.runId,
+      iteration: input.iteration,
+      taskId: failed.task.id,
+      diagnosis: diagnosis.diagnosis,
+      fix: diagnosis.fix,
+      stage,
+      narrowing: narrowing?.verdict ?? null,
+      feedback: note ?? null,
+    },
+    'later',
+  );
   return { taskId: failed.task.id, diagnosis, stage, note, narrowing };
 }
 

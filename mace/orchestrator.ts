@@ -27,7 +27,6 @@ import { LoopOptionsSchema, type LoopOptions, type MaceSpec, type RunStatus, typ
 import { runSummary, type RunSummary } from './store/readers.ts';
 import type { Store } from './store/store.ts';
 import {
-  addIterationUsd,
   addRunMeta,
   finishRun,
   markAllRecovered,
@@ -208,7 +207,7 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
 
   const checkouts =
     state.recordSteps === false ? state.checkouts : state.checkouts.map((c) => recordingCheckout(c, store, runId));
-  await addRunMeta(store, runId, { checkouts: await checkoutProvenance(state.checkouts) });
+  await addRunMeta(store, runId, { checkouts: await checkoutProvenance(state.checkouts) }, 'later');
 
   const firstRoot = state.checkouts[0]!.root;
   const required = requiredDefines(spec.objective);
@@ -306,27 +305,32 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
     };
     const results = await integrateParallel(tasks, checkouts, ctx);
     const finishedAt = new Date();
-    await recordIteration(store, {
-      runId,
-      iteration,
-      tasks: results.map(taskRecord),
-      wallS: (finishedAt.getTime() - iterationStart.getTime()) / 1000,
-      usd: llm.totals().usd - usdBefore,
-      startedAt: iterationStart,
-      finishedAt,
-      plan: tasks,
-      feedback,
-    });
+    // The iteration's row commits with everything recorded since it began (LLM calls, plan checks,
+    // the fast path, step results, and the failure analysis below): one commit per iteration.
+    const record = (usd: number) =>
+      recordIteration(store, {
+        runId,
+        iteration,
+        tasks: results.map(taskRecord),
+        wallS: (finishedAt.getTime() - iterationStart.getTime()) / 1000,
+        usd,
+        startedAt: iterationStart,
+        finishedAt,
+        plan: tasks,
+        feedback,
+      });
 
     if (!results.length) {
+      await record(llm.totals().usd - usdBefore);
       state.iterations.push({ iteration, tasks, results, failure: undefined });
       throw new RunEnded('failed', `iteration ${iteration} returned no task results`);
     }
     const passed = results.every((r) => r.passed) || (options.gate_pass_ends_run && results.some((r) => r.gatePassed));
     if (passed) {
+      await markAllRecovered(store, runId, 'later');
+      await record(llm.totals().usd - usdBefore);
       state.iterations.push({ iteration, tasks, results, failure: undefined });
       state.events?.onIteration?.(state.iterations.at(-1)!);
-      await markAllRecovered(store, runId);
       return 'passed';
     }
 
@@ -335,7 +339,6 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
         memory.failedDesigns.add(designKey(configForTask(spec, result.task)));
       }
     }
-    const usdBeforeAnalysis = llm.totals().usd;
     const failed = results.find((r) => !r.passed)!;
     const failure = await analyseFailure({
       checkouts,
@@ -352,12 +355,12 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
       signal: state.signal,
       rtlDiff: failed.rtlDiff || undefined,
     });
+    await record(llm.totals().usd - usdBefore);
     baseEdits = options.carry_edits ? carriedEdits(results, baseEdits) : NO_EDITS;
     if (baseEdits.size)
       memory.feedback.push(
         `The next iteration starts from RTL edits already made to: ${[...baseEdits.keys()].join(', ')}. Change them with an rtl task rather than writing them again.`,
       );
-    await addIterationUsd(store, runId, iteration, llm.totals().usd - usdBeforeAnalysis, 'later');
     state.iterations.push({ iteration, tasks, results, failure });
     state.events?.onIteration?.(state.iterations.at(-1)!);
   }

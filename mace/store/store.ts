@@ -98,8 +98,8 @@ export interface Tx extends Queries {
   /** INSERT OR REPLACE on the table's primary key: the last record of a key stands. */
   upsert(table: TableName, row: Row): Promise<void>;
   /**
-   * INSERT OR IGNORE: a fact is recorded once, and recording it again changes nothing. Much cheaper
-   * than upsert in DuckDB for large rows (replace deletes and re-inserts), so writers of facts use it.
+   * Record a fact once: inserting a row whose primary key is already there changes nothing. Writers of
+   * facts use it; it costs a fraction of upsert in DuckDB.
    */
   insert(table: TableName, row: Row): Promise<void>;
   /** Set some columns of the row with this primary key. */
@@ -394,8 +394,8 @@ function transaction({ connection, prepared }: PooledConnection): Tx {
   return {
     ...queries(connection),
     run,
-    upsert: (table, row) => insertRow({ connection, prepared }, 'INSERT OR REPLACE', table, row),
-    insert: (table, row) => insertRow({ connection, prepared }, 'INSERT OR IGNORE', table, row),
+    upsert: (table, row) => insertRow({ connection, prepared }, 'replace', table, row),
+    insert: (table, row) => insertRow({ connection, prepared }, 'ignore', table, row),
     async update(table, key, values) {
       const columns = TABLES[table].columns as Record<string, ColumnType>;
       const set = Object.keys(values).filter((name) => values[name] !== undefined);
@@ -414,12 +414,20 @@ function transaction({ connection, prepared }: PooledConnection): Tx {
   };
 }
 
-async function insertRow(pooled: PooledConnection, verb: string, table: TableName, row: Row): Promise<void> {
-  const columns = TABLES[table].columns as Record<string, ColumnType>;
+async function insertRow(pooled: PooledConnection, verb: 'replace' | 'ignore', table: TableName, row: Row): Promise<void> {
+  const spec = TABLES[table];
+  const columns = spec.columns as Record<string, ColumnType>;
   const names = Object.keys(row).filter((name) => row[name] !== undefined);
   for (const name of names) if (!(name in columns)) throw new Error(`table ${table} has no column ${name}`);
-  const placeholders = names.map((name, i) => `$${i + 1}${columns[name] === 'JSON' ? '::JSON' : ''}`);
-  const sql = `${verb} INTO ${table} (${names.join(', ')}) VALUES (${placeholders.join(', ')})`;
+  const placeholder = (name: string) => `$${names.indexOf(name) + 1}${columns[name] === 'JSON' ? '::JSON' : ''}`;
+  const values = names.map(placeholder).join(', ');
+  // DuckDB's ON CONFLICT machinery costs several times a plain insert; for a fact recorded once, a
+  // primary-key lookup does the same job.
+  const sql =
+    verb === 'replace'
+      ? `INSERT OR REPLACE INTO ${table} (${names.join(', ')}) VALUES (${values})`
+      : `INSERT INTO ${table} (${names.join(', ')}) SELECT ${values} WHERE NOT EXISTS ` +
+        `(SELECT 1 FROM ${table} WHERE ${spec.primaryKey.map((key) => `${key} = ${placeholder(key)}`).join(' AND ')})`;
   let statement = pooled.prepared.get(sql);
   if (!statement) {
     statement = await pooled.connection.prepare(sql);

@@ -81,8 +81,8 @@ export async function finishRun(
 }
 
 /** Merge keys into a run's meta JSON (provenance found after the run started, such as checkout fingerprints). */
-export async function addRunMeta(store: Store, runId: string, meta: object): Promise<void> {
-  await store.write((tx) =>
+export async function addRunMeta(store: Store, runId: string, meta: object, when: When = 'now'): Promise<void> {
+  await persist(store, when, (tx) =>
     tx.run(`UPDATE runs SET meta = json_merge_patch(coalesce(meta, '{}'::JSON), $1::JSON) WHERE run_id = $2`, [
       JSON.stringify(meta),
       runId,
@@ -224,8 +224,8 @@ export interface FailureRecord {
   readonly recovered?: boolean;
 }
 
-export async function recordFailure(store: Store, failure: FailureRecord): Promise<void> {
-  await store.write((tx) =>
+export async function recordFailure(store: Store, failure: FailureRecord, when: When = 'now'): Promise<void> {
+  await persist(store, when, (tx) =>
     tx.insert('failures', {
       run_id: failure.runId,
       iteration: failure.iteration,
@@ -241,8 +241,8 @@ export async function recordFailure(store: Store, failure: FailureRecord): Promi
 }
 
 /** A run that passes marks every failure it recorded as recovered. */
-export async function markAllRecovered(store: Store, runId: string): Promise<void> {
-  await store.write((tx) => tx.run('UPDATE failures SET recovered = true WHERE run_id = $1', [runId]));
+export async function markAllRecovered(store: Store, runId: string, when: When = 'now'): Promise<void> {
+  await persist(store, when, (tx) => tx.run('UPDATE failures SET recovered = true WHERE run_id = $1', [runId]));
 }
 
 export interface PostMortemRecord {
