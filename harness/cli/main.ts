@@ -16,6 +16,7 @@ import { registerImport } from './commands/import.ts';
 import { registerOffline } from './commands/offline.ts';
 import { registerReport } from './commands/report.ts';
 import { registerResults } from './commands/results.ts';
+import { registerSuite } from './commands/suite.ts';
 
 export interface CommandContext {
   readonly io: Io;
@@ -27,6 +28,7 @@ export type Registrar = (program: Command, ctx: CommandContext) => void;
 
 /** Every subcommand, in the order `mace --help` lists them. */
 const REGISTRARS: readonly Registrar[] = [
+  registerSuite,
   registerResults,
   registerReport,
   registerExport,
