@@ -16,6 +16,7 @@ import { registerImport } from './commands/import.ts';
 import { registerOffline } from './commands/offline.ts';
 import { registerReport } from './commands/report.ts';
 import { registerResults } from './commands/results.ts';
+import { registerRun } from './commands/run.ts';
 import { registerSuite } from './commands/suite.ts';
 
 export interface CommandContext {
@@ -29,6 +30,7 @@ export type Registrar = (program: Command, ctx: CommandContext) => void;
 /** Every subcommand, in the order `mace --help` lists them. */
 const REGISTRARS: readonly Registrar[] = [
   registerSuite,
+  registerRun,
   registerResults,
   registerReport,
   registerExport,

@@ -22,14 +22,14 @@ export class SuiteDocument {
     readonly file: string,
     text: string,
   ) {
-    this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: true });
+    this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: true, uniqueKeys: true });
   }
 
   /** YAML syntax errors, each with its position; empty when the text parsed. */
   syntaxErrors(): string[] {
     return this.doc.errors.map((error) => {
       const [line, col] = error.linePos?.[0] ? [error.linePos[0].line, error.linePos[0].col] : [1, 1];
-      return `${this.file}:${line}:${col}: ${error.message.split('\n')[0]}`;
+      return `${this.file}:${line}:${col}: ${error.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`;
     });
   }
 

@@ -90,7 +90,7 @@ export function resolveSuite(file: SuiteFile): { suite: ResolvedSuite; problems:
 
 function resolveMethods(file: SuiteFile, emit: Emit): SuiteMethod[] {
   const out = new Map<string, SuiteMethod>();
-  const known = () => [...METHODS.keys(), ...out.keys()].join(', ');
+  const known = () => [...new Set([...METHODS.keys(), ...out.keys()])].join(', ');
   file.study.methods.forEach((entry, i) => {
     const at: Path = ['study', 'methods', i];
     if (typeof entry === 'string') {
