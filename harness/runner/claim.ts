@@ -40,7 +40,7 @@ export function claimCheckouts(roots: readonly string[], sweepId: string): () =>
       release();
       throw new InputError(
         `checkout ${root} is in use by sweep ${holder[2] ?? '?'} (pid ${holder[0]} on ${holder[1]}); ` +
-          'wait for it, or give this sweep other checkouts (MACE_HOME, or checkouts.roots)',
+          'follow it with `mace suite status`, wait for it, or give this one other checkouts (MACE_HOME, or checkouts.roots)',
       );
     }
     mkdirSync(join(root, 'build'), { recursive: true });

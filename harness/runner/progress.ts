@@ -110,6 +110,7 @@ export function liveView(db: string, stream: NodeJS.WriteStream = process.stdout
     close() {
       clearInterval(timer);
       draw();
+      bars.update(); // flush the finished-job lines still waiting for a redraw
       bars.stop();
     },
   };

@@ -37,7 +37,7 @@ const offline = () =>
 interface Child {
   readonly done: Promise<number | null>;
   stdout(): string;
-  kill(): void;
+  kill(signal?: NodeJS.Signals): void;
 }
 
 function mace(...args: string[]): Child {
@@ -50,7 +50,7 @@ function mace(...args: string[]): Child {
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const done = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return { done, stdout: () => out, kill: () => child.kill('SIGKILL') };
+  return { done, stdout: () => out, kill: (signal = 'SIGKILL') => child.kill(signal) };
 }
 
 async function until(condition: () => boolean, what: string, timeoutMs = 120_000): Promise<void> {
@@ -105,6 +105,54 @@ describe('mace suite run', () => {
     assert.match(dry.stdout, /todo +pico-2x2-addi +mace +1 +todo \(new\)/);
     assert.match(dry.stdout, /2 of 6 jobs to run/);
     assert.match(dry.stdout, /expected for 2 of them .*: \S+ of job time .*\$[\d.]+ LLM \+ \$[\d.]+ compute/);
+  });
+
+  it('on Ctrl-C starts no new job and lets the running ones finish', async () => {
+    writeSuite(
+      dir,
+      suiteText({ name: 'stop', methods: '[mace, expert]', tasks: PICO_TASK + ARIANE_TASK, repeats: 2 }),
+      'stop.yaml',
+    );
+    const run = mace('suite', 'run', 'stop.yaml', '--no-report');
+    await until(() => /\[1\/6\]/.test(run.stdout()), 'the first finished job');
+    run.kill('SIGINT');
+    assert.equal(await run.done, 1, run.stdout());
+    assert.match(run.stdout(), /Ctrl-C: no new job starts; the running ones finish/);
+    assert.match(run.stdout(), /stopped before every job ran; run the same command again to finish the rest/);
+    const runs = await recordedRuns(join(dir, 'runs/stop.duckdb'));
+    assert.ok(runs.length < 6, 'some jobs never started');
+    assert.ok(
+      runs.every((r) => FINISHED_STATUSES.has(r.status as RunStatus)),
+      'the running jobs finished',
+    );
+    assert.equal((await sweepReport(join(dir, 'runs/stop.duckdb'))).state, 'stopped');
+  });
+
+  it('on a second Ctrl-C cancels the running jobs, recorded as errors to run again', async () => {
+    writeSuite(
+      dir,
+      suiteText({ name: 'cancel', methods: '[mace, expert]', tasks: PICO_TASK + ARIANE_TASK, repeats: 2 }),
+      'cancel.yaml',
+    );
+    const run = mace('suite', 'run', 'cancel.yaml', '--no-report');
+    await until(() => /\[1\/6\]/.test(run.stdout()), 'the first finished job');
+    run.kill('SIGINT');
+    await until(() => /Ctrl-C: no new job starts/.test(run.stdout()), 'the first notice');
+    run.kill('SIGINT');
+    assert.equal(await run.done, 1, run.stdout());
+    assert.match(run.stdout(), /SIGINT: cancelling the running jobs/);
+    const db = join(dir, 'runs/cancel.duckdb');
+    const runs = await recordedRuns(db);
+    assert.ok(
+      runs.every((r) => r.status !== 'running'),
+      'nothing left running',
+    );
+    const cancelled = runs.filter((r) => r.status === 'error');
+    assert.ok(cancelled.length >= 1, run.stdout());
+    assert.equal((await sweepReport(db)).state, 'cancelled');
+    const dry = await runCli('suite', 'run', join(dir, 'cancel.yaml'), '--db', db, '--dry-run');
+    for (const r of cancelled)
+      assert.match(dry.stdout, new RegExp(`run ${r.run_id} ended in error: (Error: )?cancelled`));
   });
 
   it('after a SIGKILL part-way, restores the planted fault and finishes the rest, each job once', async () => {

@@ -219,6 +219,14 @@ describe('a malformed suite file', () => {
       good.replace('    verified: true\n', '    verified: true\n    workload_args: { lw.S: { finish_mask: "1" } }\n'),
       /tasks\[0\]\.workload_args\.lw\.S: lw\.S is not one of the workloads \(addi\.S\)/,
     ],
+    [
+      'a co-design grid outside its space',
+      good.replace(
+        '    verified: true\n',
+        '    verified: true\n    codesign: { space: { l2: { sizes: [32768], assocs: [4] } }, grid: { l2_size: [65536] } }\n',
+      ),
+      /bad\.yaml:17:\d+: tasks\[0\]\.codesign\.grid\.l2_size: 65536 not in space\.l2\.sizes \(32768\)/,
+    ],
     ['wrong version', good.replace('version: 1', 'version: 2'), /bad\.yaml:1:10: version: version must be 1/],
     [
       'bad LLM backend',

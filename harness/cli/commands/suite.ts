@@ -207,7 +207,28 @@ async function runSuite(file: string, options: RunOptions, ctx: CommandContext):
   }
 
   const errors = outcome.results.filter((r) => r.result.status === 'error').length;
-  if (options.json) printJson(io, outcome);
+  if (options.json)
+    printJson(io, {
+      sweep_id: outcome.sweepId,
+      db,
+      skipped: outcome.skipped,
+      unstarted: outcome.unstarted,
+      stopped: outcome.stopped,
+      counts: outcome.counts,
+      results: outcome.results.map(({ job, result }) => ({
+        task: job.task.id,
+        method: job.method.name,
+        repeat: job.repeat,
+        seed: job.seed,
+        key: job.key,
+        run_id: result.runId,
+        status: result.status,
+        reason: result.reason ?? null,
+        wall_s: result.wallS,
+        llm_usd: result.llmUsd,
+        machine_s: result.machineS,
+      })),
+    });
   else {
     io.out(
       `--- ran ${outcome.results.length}, skipped ${outcome.skipped} already done` +
