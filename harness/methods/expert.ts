@@ -51,15 +51,25 @@ export async function runDesign(ctx: MethodContext, design: Task): Promise<Metho
   });
 }
 
-export const expert: Method = {
+/** A method that builds one design derived from the expert configuration, with no LLM, once per task. */
+export function designMethod(
+  definition: Pick<Method, 'name' | 'summary' | 'fault' | 'applies'> & { readonly design: (expert: Task) => Task },
+): Method {
+  return {
+    ...definition,
+    checkouts: 'one',
+    usesLlm: false,
+    loop: false,
+    takesOptions: false,
+    once: true,
+    options: {},
+    run: (ctx) => runDesign(ctx, definition.design(ctx.task.expert)),
+  };
+}
+
+export const expert = designMethod({
   name: 'expert',
   summary: 'B0: the expert configuration, built and checked once on one checkout, no LLM',
-  checkouts: 'one',
-  usesLlm: false,
-  loop: false,
-  takesOptions: false,
-  once: true,
-  options: {},
   applies: isBringup,
-  run: (ctx) => runDesign(ctx, ctx.task.expert),
-};
+  design: (task) => task,
+});

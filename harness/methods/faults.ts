@@ -4,7 +4,7 @@
  * configuration with the fault, no LLM, expected to fail. Both run only where the fault applies.
  */
 import { SEEDED_FAULTS, breakTask, faultApplies, firstPlanBreaker, type SeededFault } from '../faults/seeded.ts';
-import { runDesign } from './expert.ts';
+import { designMethod } from './expert.ts';
 import { loopMethod } from './loop.ts';
 import { isBringup, type Method, type MethodTask } from './types.ts';
 
@@ -22,19 +22,13 @@ export function seededMethod(fault: SeededFault): Method {
 }
 
 export function faultCheckMethod(fault: SeededFault): Method {
-  return {
+  return designMethod({
     name: `faultcheck_${fault.name}`,
     summary: `the expert configuration broken (expected to fail): ${fault.description}`,
-    checkouts: 'one',
-    usesLlm: false,
-    loop: false,
-    takesOptions: false,
-    once: true,
-    options: {},
     fault,
     applies: appliesTo(fault),
-    run: (ctx) => runDesign(ctx, breakTask(fault, ctx.task.expert)),
-  };
+    design: (expert) => breakTask(fault, expert),
+  });
 }
 
 export const faultMethods: readonly Method[] = SEEDED_FAULTS.flatMap((fault) => [

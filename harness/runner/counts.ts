@@ -19,10 +19,23 @@ export interface SweepCounts {
   readonly elapsedS: number;
 }
 
+/** Counts of a sweep that has not started a job yet. */
+export const noCounts = (total: number): SweepCounts => ({
+  total,
+  done: 0,
+  running: 0,
+  passed: 0,
+  errors: 0,
+  llmUsd: 0,
+  machineS: 0,
+  elapsedS: 0,
+});
+
 export const left = (c: SweepCounts): number => Math.max(0, c.total - c.done - c.running);
 
 /** Seconds left at the pace so far (jobs finished per second, parallel jobs included); null before the first job ends. */
 export function etaS(c: SweepCounts): number | null {
+  if (!left(c) && !c.running) return 0;
   if (!c.done) return null;
   return (c.elapsedS / c.done) * (left(c) + c.running);
 }

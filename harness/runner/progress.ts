@@ -6,7 +6,7 @@
  */
 import cliProgress from 'cli-progress';
 import type { Io } from '../cli/io.ts';
-import { formatCounts, formatDuration, formatUsd, type SweepCounts } from './counts.ts';
+import { formatCounts, formatDuration, formatUsd, noCounts, type SweepCounts } from './counts.ts';
 import { describeState } from './resume.ts';
 import type { JobResult, PlannedJob, SweepEvents, SweepPlan } from './sweep.ts';
 
@@ -60,16 +60,7 @@ export function liveView(db: string, stream: NodeJS.WriteStream = process.stdout
     cliProgress.Presets.shades_classic,
   );
   const started = Date.now();
-  let counts: SweepCounts = {
-    total: 0,
-    done: 0,
-    running: 0,
-    passed: 0,
-    errors: 0,
-    llmUsd: 0,
-    machineS: 0,
-    elapsedS: 0,
-  };
+  let counts = noCounts(0);
   const sweepBar = bars.create(1, 0, { text: 'starting' });
   const running = new Map<string, { bar: cliProgress.SingleBar; since: number; what: string; name: string }>();
   const draw = () => {

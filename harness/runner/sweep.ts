@@ -21,7 +21,7 @@ import type { MethodOutcome } from '../methods/index.ts';
 import { suiteDir, type Suite } from '../suite/load.ts';
 import { claimCheckouts } from './claim.ts';
 import { clearBuildCache, openFor, recoverCheckouts, resolveCheckouts, type CheckoutSetup } from './checkouts.ts';
-import type { SweepCounts } from './counts.ts';
+import { noCounts, type SweepCounts } from './counts.ts';
 import { poolIdentity } from './identity.ts';
 import { expandJobs, jobKey, jobParts, type Job, type JobParts } from './jobs.ts';
 import { indexRuns, isTodo, jobState, priorRuns, type JobState } from './resume.ts';
@@ -162,16 +162,7 @@ export async function runSweep(
     });
 
     const started = Date.now();
-    const counts = {
-      total: todo.length,
-      done: 0,
-      running: 0,
-      passed: 0,
-      errors: 0,
-      llmUsd: 0,
-      machineS: 0,
-      elapsedS: 0,
-    };
+    const counts = { ...noCounts(todo.length) };
     const snapshot = (): SweepCounts => ({ ...counts, elapsedS: (Date.now() - started) / 1000 });
     const results: SweepOutcome['results'][number][] = [];
     control.events?.start?.(plan, sweepId);

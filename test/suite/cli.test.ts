@@ -107,41 +107,36 @@ describe('mace suite run', () => {
     assert.match(dry.stdout, /expected for 2 of them .*: \S+ of job time .*\$[\d.]+ LLM \+ \$[\d.]+ compute/);
   });
 
-  it('on Ctrl-C starts no new job and lets the running ones finish', async () => {
-    writeSuite(
-      dir,
-      suiteText({ name: 'stop', methods: '[mace, expert]', tasks: PICO_TASK + ARIANE_TASK, repeats: 2 }),
-      'stop.yaml',
-    );
-    const run = mace('suite', 'run', 'stop.yaml', '--no-report');
+  /** A sweep of six jobs, sent Ctrl-C once its first job has finished. */
+  async function interrupted(name: string): Promise<{ run: Child; db: string }> {
+    const text = suiteText({ name, methods: '[mace, expert]', tasks: PICO_TASK + ARIANE_TASK, repeats: 2 });
+    writeSuite(dir, text, `${name}.yaml`);
+    const run = mace('suite', 'run', `${name}.yaml`, '--no-report');
     await until(() => /\[1\/6\]/.test(run.stdout()), 'the first finished job');
     run.kill('SIGINT');
+    return { run, db: join(dir, `runs/${name}.duckdb`) };
+  }
+
+  it('on Ctrl-C starts no new job and lets the running ones finish', async () => {
+    const { run, db } = await interrupted('stop');
     assert.equal(await run.done, 1, run.stdout());
     assert.match(run.stdout(), /Ctrl-C: no new job starts; the running ones finish/);
     assert.match(run.stdout(), /stopped before every job ran; run the same command again to finish the rest/);
-    const runs = await recordedRuns(join(dir, 'runs/stop.duckdb'));
+    const runs = await recordedRuns(db);
     assert.ok(runs.length < 6, 'some jobs never started');
     assert.ok(
       runs.every((r) => FINISHED_STATUSES.has(r.status as RunStatus)),
       'the running jobs finished',
     );
-    assert.equal((await sweepReport(join(dir, 'runs/stop.duckdb'))).state, 'stopped');
+    assert.equal((await sweepReport(db)).state, 'stopped');
   });
 
   it('on a second Ctrl-C cancels the running jobs, recorded as errors to run again', async () => {
-    writeSuite(
-      dir,
-      suiteText({ name: 'cancel', methods: '[mace, expert]', tasks: PICO_TASK + ARIANE_TASK, repeats: 2 }),
-      'cancel.yaml',
-    );
-    const run = mace('suite', 'run', 'cancel.yaml', '--no-report');
-    await until(() => /\[1\/6\]/.test(run.stdout()), 'the first finished job');
-    run.kill('SIGINT');
+    const { run, db } = await interrupted('cancel');
     await until(() => /Ctrl-C: no new job starts/.test(run.stdout()), 'the first notice');
     run.kill('SIGINT');
     assert.equal(await run.done, 1, run.stdout());
     assert.match(run.stdout(), /SIGINT: cancelling the running jobs/);
-    const db = join(dir, 'runs/cancel.duckdb');
     const runs = await recordedRuns(db);
     assert.ok(
       runs.every((r) => r.status !== 'running'),
