@@ -77,6 +77,15 @@ describe('a sweep on three checkouts', () => {
       assert.match(readFileSync(join(root, FAULTED_FILE), 'utf8'), new RegExp(FAULTED_LINE.replace(/[()|&]/g, '\\$&')));
   });
 
+  it('starts every job from an empty build cache', async () => {
+    const store = await Store.openForRead(db);
+    const first = await store.read((q) =>
+      q.all<{ build_reused: boolean | null }>('SELECT build_reused FROM tasks WHERE iteration = 0'),
+    );
+    assert.equal(first.length, 6);
+    assert.ok(first.every((t) => t.build_reused === false));
+  });
+
   it('runs no job the second time', async () => {
     const again = await sweep(text, db);
     assert.equal(again.results.length, 0);
