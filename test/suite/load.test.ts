@@ -71,7 +71,11 @@ describe('suite files', () => {
 
   it('keeps suites/suite.schema.json in step with the schema', () => {
     const committed = JSON.parse(readFileSync(join(SUITES, 'suite.schema.json'), 'utf8'));
-    assert.deepEqual(committed, suiteJsonSchema());
+    assert.deepEqual(
+      committed,
+      suiteJsonSchema(),
+      'regenerate it: npx mace suite schema --out suites/suite.schema.json',
+    );
   });
 
   it('resolves specs, budgets, expert configurations and study-defined methods', () => {
