@@ -6,18 +6,24 @@
 import { z } from 'zod';
 import { shown } from './openpiton/issues.ts';
 
-/** A zod rule for a number field: `${what} must be ${rule}, got ...` when `ok` refuses the value. */
-const numberRule = (ok: (n: number) => boolean, rule: string) => (what: string) =>
-  z.unknown().transform((value, ctx) => {
-    if (typeof value === 'number' && Number.isFinite(value) && ok(value)) return value;
-    ctx.addIssue({ code: 'custom', message: `${what} must be ${rule}, got ${shown(value)}` });
-    return z.NEVER;
-  });
+/**
+ * A zod rule for a number field: `${what} must be ${rule}, got ...` when `ok` refuses the value.
+ * `json` states the same rule in JSON Schema, which a transform cannot show by itself (suite schemas).
+ */
+const numberRule = (ok: (n: number) => boolean, rule: string, json: Record<string, unknown>) => (what: string) =>
+  z
+    .unknown()
+    .transform((value, ctx) => {
+      if (typeof value === 'number' && Number.isFinite(value) && ok(value)) return value;
+      ctx.addIssue({ code: 'custom', message: `${what} must be ${rule}, got ${shown(value)}` });
+      return z.NEVER;
+    })
+    .meta(json);
 
-export const positiveInt = numberRule((n) => Number.isInteger(n) && n > 0, 'a positive integer');
-export const positiveNumber = numberRule((n) => n > 0, 'a positive number');
-export const nonNegativeInt = numberRule((n) => Number.isInteger(n) && n >= 0, 'an integer >= 0');
-export const nonNegativeNumber = numberRule((n) => n >= 0, 'a number >= 0');
+export const positiveInt = numberRule((n) => Number.isInteger(n) && n > 0, 'a positive integer', { type: 'integer', minimum: 1 });
+export const positiveNumber = numberRule((n) => n > 0, 'a positive number', { type: 'number', exclusiveMinimum: 0 });
+export const nonNegativeInt = numberRule((n) => Number.isInteger(n) && n >= 0, 'an integer >= 0', { type: 'integer', minimum: 0 });
+export const nonNegativeNumber = numberRule((n) => n >= 0, 'a number >= 0', { type: 'number', minimum: 0 });
 
 /** A strict object whose unknown-key message lists the keys it accepts. */
 export function strictObject<T extends z.core.$ZodLooseShape>(shape: T) {

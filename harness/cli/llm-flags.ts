@@ -27,11 +27,18 @@ export function priceFlag(value: string): { input: number; output: number } {
   return { input: parts[0]!, output: parts[1]! };
 }
 
-/** Add the LLM flags to a command; `defaultBackend` leaves --llm optional. */
-export function addLlmOptions(command: Command, defaultBackend?: string): Command {
+/**
+ * Add the LLM flags to a command. --llm is required unless there is a `defaultBackend`, or unless
+ * `optional` (a suite's own llm section applies when it is not given).
+ */
+export function addLlmOptions(
+  command: Command,
+  defaultBackend?: string,
+  options: { optional?: boolean } = {},
+): Command {
   const llm = new Option('--llm <backend>', 'which LLM answers').choices(BACKEND_NAMES);
   return command
-    .addOption(defaultBackend ? llm.default(defaultBackend) : llm.makeOptionMandatory())
+    .addOption(defaultBackend ? llm.default(defaultBackend) : options.optional ? llm : llm.makeOptionMandatory())
     .option('--model <name>', 'model name as the backend knows it (vertex: gemini-2.5-flash by default)')
     .addOption(
       new Option(

@@ -18,6 +18,8 @@ import { registerNotebooks } from './commands/notebooks.ts';
 import { registerOffline } from './commands/offline.ts';
 import { registerReport } from './commands/report.ts';
 import { registerResults } from './commands/results.ts';
+import { registerRun } from './commands/run.ts';
+import { registerSuite } from './commands/suite.ts';
 
 export interface CommandContext {
   readonly io: Io;
@@ -29,6 +31,8 @@ export type Registrar = (program: Command, ctx: CommandContext) => void;
 
 /** Every subcommand, in the order `mace --help` lists them. */
 const REGISTRARS: readonly Registrar[] = [
+  registerSuite,
+  registerRun,
   registerResults,
   registerReport,
   registerFigures,

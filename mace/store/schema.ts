@@ -219,6 +219,24 @@ export const TABLES = {
     },
     primaryKey: ['run_id', 'tag', 'kind'],
   },
+  sweeps: {
+    columns: {
+      sweep_id: 'VARCHAR',
+      suite: 'VARCHAR',
+      suite_file: 'VARCHAR',
+      suite_hash: 'VARCHAR',
+      started_at: 'TIMESTAMP',
+      finished_at: 'TIMESTAMP',
+      status: 'VARCHAR',
+      jobs: 'INTEGER',
+      todo: 'INTEGER',
+      checkouts: 'INTEGER',
+      host: 'VARCHAR',
+      pid: 'INTEGER',
+      labels: 'JSON',
+    },
+    primaryKey: ['sweep_id'],
+  },
 } as const satisfies Record<string, TableSpec>;
 
 export type TableName = keyof typeof TABLES;
@@ -337,6 +355,16 @@ export const MIGRATIONS: readonly Migration[] = [
       `CREATE TABLE step_results (
         run_id VARCHAR NOT NULL, tag VARCHAR NOT NULL, kind VARCHAR NOT NULL, checkout VARCHAR, result JSON NOT NULL,
         recorded_at TIMESTAMP, PRIMARY KEY (run_id, tag, kind))`,
+    ],
+  },
+  {
+    version: 4,
+    description: 'suite sweeps: one row per `mace suite run`, so `mace suite status` can follow it from elsewhere',
+    statements: [
+      `CREATE TABLE sweeps (
+        sweep_id VARCHAR PRIMARY KEY, suite VARCHAR NOT NULL, suite_file VARCHAR, suite_hash VARCHAR,
+        started_at TIMESTAMP NOT NULL, finished_at TIMESTAMP, status VARCHAR NOT NULL, jobs INTEGER NOT NULL,
+        todo INTEGER NOT NULL, checkouts INTEGER NOT NULL, host VARCHAR, pid INTEGER, labels JSON)`,
     ],
   },
 ];

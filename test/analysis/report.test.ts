@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { analyseFiles, analyseSources, type Analysis } from '../../harness/analysis/analyse.ts';
 import { copyToSqlite, sqliteSource } from '../../harness/analysis/sqlite.ts';
-import { TABLE_NAMES } from '../../mace/store/schema.ts';
+import { TABLES, TABLE_NAMES } from '../../mace/store/schema.ts';
 import { Store, closeAllStores } from '../../mace/store/store.ts';
 import { runCli, tempDir } from '../helpers.ts';
 import { assertReportMatchesSql } from './sql-check.ts';
@@ -120,7 +120,8 @@ async function copyWithout(source: string, name: string, runIds: readonly string
   copyFileSync(source, path);
   const store = await Store.open(path);
   await store.write(async (tx) => {
-    for (const table of TABLE_NAMES) await tx.run(`DELETE FROM ${table} WHERE list_contains($1, run_id)`, [runIds]);
+    for (const table of TABLE_NAMES.filter((t) => 'run_id' in TABLES[t].columns))
+      await tx.run(`DELETE FROM ${table} WHERE list_contains($1, run_id)`, [runIds]);
   });
   return path;
 }

@@ -115,6 +115,8 @@ export class ScriptedBackend implements LlmBackend {
   private text(request: LlmRequest, random: () => number): string {
     switch (request.phase) {
       case 'plan':
+      // A baseline agent (retry_agent) is asked for a design in the planner's directive format.
+      case 'agent':
         return planReply(readPlannerPrompt(request.prompt), drawMistakes(random, this.options.mistakes ?? {}));
       case 'plan_retry': {
         // A retry is careful: the mistakes the check sent back are not repeated, but a model that
