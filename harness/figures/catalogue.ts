@@ -51,8 +51,15 @@ export async function figureInputs(
   options: AnalysisOptions & { readonly runId?: string } = {},
 ): Promise<FigureInputs> {
   const analysis = await analyseFiles(dbs, options);
-  const run = options.runId ? analysis.runs.find((r) => r.run_id === options.runId) : showcaseRun(analysis);
-  if (options.runId && !run) throw new Error(`no labelled run ${options.runId} in ${dbs.join(', ')}`);
+  if (options.runId && !analysis.runs.some((r) => r.run_id === options.runId)) {
+    throw new Error(`no labelled run ${options.runId} in ${dbs.join(', ')}`);
+  }
+  return inputsFromAnalysis(analysis, options.runId);
+}
+
+/** The figures' inputs from an analysis already made: the timeline shows `runId`, or the showcase run. */
+export async function inputsFromAnalysis(analysis: Analysis, runId?: string): Promise<FigureInputs> {
+  const run = runId ? analysis.runs.find((r) => r.run_id === runId) : showcaseRun(analysis);
   return { analysis, timeline: run ? await runTimeline(run.source, run.run_id) : undefined };
 }
 

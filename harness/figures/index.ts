@@ -12,6 +12,7 @@ export {
   FIGURE_NAMES,
   buildFigures,
   figureInputs,
+  inputsFromAnalysis,
   isSkipped,
   writeFigures,
   type FigureInputs,

@@ -50,7 +50,8 @@ export function applyFiles(root: string, files: ReadonlyMap<string, string>, bac
   for (const [rel, content] of files) {
     const full = inside(root, editablePath(rel));
     mkdirSync(dirname(full), { recursive: true });
-    writeFileSync(full, content);
+    // Whole or not at all: a kill mid-write must not leave a truncated source file behind.
+    writeAtomically(full, content);
   }
   return restore;
 }

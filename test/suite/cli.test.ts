@@ -158,8 +158,16 @@ describe('mace suite run', () => {
     });
     writeSuite(dir, text, 'crash.yaml');
     const db = join(dir, 'runs/crash.duckdb');
+    // Planted: the backup's manifest is written and the file carries the fault.
     const planted = () =>
-      offline().find((c) => existsSync(join(process.env.MACE_HOME!, 'offline', c, FAULT_BACKUP_DIR, 'manifest.json')));
+      offline().find((c) => {
+        const root = join(process.env.MACE_HOME!, 'offline', c);
+        return (
+          existsSync(join(root, FAULT_BACKUP_DIR, 'manifest.json')) &&
+          existsSync(join(root, FAULTED_FILE)) &&
+          readFileSync(join(root, FAULTED_FILE), 'utf8').includes('mem_readyx')
+        );
+      });
     const first = mace('suite', 'run', 'crash.yaml', '--no-report');
     await until(() => planted() !== undefined, 'a planted source fault');
     first.kill();

@@ -167,7 +167,7 @@ describe('a malformed suite file', () => {
     [
       'unknown core',
       good.replace('core: pico', 'core: picorv'),
-      /bad\.yaml:12:11: tasks\[0\]\.core: core must be one of ariane, sparc, pico; got "picorv"/,
+      /bad\.yaml:12:11: tasks\[0\]\.core: core must be one of ariane, sparc, pico, generic; got "picorv"/,
     ],
     [
       'bad budget',

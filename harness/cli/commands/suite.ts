@@ -23,6 +23,7 @@ import { loadSuite, type Suite } from '../../suite/load.ts';
 import { withOverrides } from '../../suite/overrides.ts';
 import { nonNegativeInt, nonNegativeNumber, positiveInt } from '../args.ts';
 import { DB_OPTION_HELP } from '../defaults.ts';
+import { inputsFromAnalysis, writeFigures } from '../../figures/index.ts';
 import { printJson, type Io } from '../io.ts';
 import { addLlmOptions, llmSpecFromFlags, type LlmFlags } from '../llm-flags.ts';
 import type { CommandContext } from '../main.ts';
@@ -249,11 +250,13 @@ async function runSuite(file: string, options: RunOptions, ctx: CommandContext):
     );
 }
 
-/**
- * Figures after the report: harness/figures (issue 10) writes them here, next to the database, from
- * the same analysis. Until it lands, the sweep ends with the report.
- */
-async function writeSuiteFigures(_db: string, _analysis: Analysis, _io: Io): Promise<void> {}
+/** Figures after the report, from the same analysis, in `<db without .duckdb>-figures/` beside the database. */
+async function writeSuiteFigures(db: string, analysis: Analysis, io: Io): Promise<void> {
+  if (!analysis.runs.length) return;
+  const out = `${db.replace(/\.duckdb$/, '')}-figures`;
+  const manifest = await writeFigures(await inputsFromAnalysis(analysis), { out, formats: ['svg', 'png'] });
+  io.out(`\nfigures: ${manifest.figures.length} written to ${out}/ (SVG and PNG, each with its spec and data)`);
+}
 
 async function dryRun(plan: SweepPlan, db: string, options: RunOptions, io: Io): Promise<void> {
   const estimate = await estimateJobs(db, plan.todo, options.hourlyUsd);
