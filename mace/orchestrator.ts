@@ -15,11 +15,11 @@ import { integrateParallel, type ExecutionContext, type TaskResult } from './int
 import { LLMCallFailed } from './llm/types.ts';
 import { requiredDefines } from './objective.ts';
 import { defineIndex, modulePathProblem } from './openpiton/source-index.ts';
-import { prepareCore, skeletonWrapper } from './generic-core.ts';
-import { verifyChecksums } from './openpiton/workloads.ts';
+import { skeletonWrapper } from './generic-core.ts';
+import { recordRunStart, requirementProblem, type RunLabels } from './run-start.ts';
 import { planIteration } from './planning.ts';
 import { postMortem } from './post-mortem.ts';
-import { checkoutProvenance, projectProvenance } from './provenance.ts';
+import { checkoutProvenance } from './provenance.ts';
 import { taskRecord } from './records.ts';
 import { NO_EDITS, type EditSet } from './rtl-edits.ts';
 import type { RunLlm } from './llm/recorder.ts';
@@ -34,21 +34,9 @@ import {
   recordIteration,
   recordPlanCheck,
   recordPostMortem,
-  startRun,
 } from './store/writers.ts';
 
-/** Who a run is, for the harness: recorded in the runs table. */
-export interface RunLabels {
-  readonly method?: string;
-  readonly task?: string | null;
-  readonly repeat?: number | null;
-  readonly seed?: number | null;
-  readonly jobKey?: string | null;
-  readonly suiteHash?: string | null;
-  readonly fault?: string | null;
-  /** Extra provenance and labels merged into runs.meta. */
-  readonly meta?: Readonly<Record<string, unknown>>;
-}
+export type { RunLabels } from './run-start.ts';
 
 export interface IterationOutcome {
   readonly iteration: number;
@@ -115,25 +103,7 @@ export async function runMaceLoop(input: LoopInput): Promise<LoopOutcome> {
   const labels = input.labels ?? {};
   const llm = input.llm(runId);
 
-  await startRun(store, {
-    runId,
-    objective: spec.objective,
-    core: spec.core,
-    mesh: spec.target_mesh,
-    workloads: spec.workloads,
-    method: labels.method ?? 'mace',
-    task: labels.task ?? null,
-    repeat: labels.repeat ?? null,
-    seed: labels.seed ?? null,
-    spec,
-    options,
-    backend: llm.backend.name,
-    model: llm.backend.model,
-    suiteHash: labels.suiteHash ?? null,
-    jobKey: labels.jobKey ?? null,
-    fault: labels.fault ?? null,
-    meta: { ...projectProvenance(), ...(labels.meta ?? {}) },
-  });
+  await recordRunStart(store, { runId, spec, labels, options, backend: llm.backend.name, model: llm.backend.model });
   input.events?.onStart?.(runId);
 
   const iterations: IterationOutcome[] = [];
@@ -149,6 +119,12 @@ export async function runMaceLoop(input: LoopInput): Promise<LoopOutcome> {
       status = 'error';
       reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
     }
+  }
+  if (input.signal?.aborted && status !== 'passed') {
+    // A cancel can end the last iteration in killed builds, which would read as an ordinary
+    // failure; a cancelled run is an error, so a resumed sweep runs it again.
+    status = 'error';
+    reason = 'cancelled';
   }
   if ((status === 'failed' || status === 'budget_exceeded') && iterations.length && options.post_mortem) {
     await runPostMortem(input, runId, llm, status, iterations);
@@ -197,13 +173,8 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
   const startedAt = Date.now();
   const deadline = Deadline.after(spec.budget.max_wall_s);
 
-  const problems = await verifyChecksums(state.workloadsDir);
-  if (problems.length)
-    throw new RunEnded('checksum_mismatch', `gate workloads do not match CHECKSUMS: ${problems.join('; ')}`);
-
-  const roots = state.checkouts.map((c) => c.root);
-  const unsupported = prepareCore(spec, roots);
-  if (unsupported) throw new RunEnded('unsupported_core', unsupported);
+  const problem = await requirementProblem(spec, state.workloadsDir, state.checkouts);
+  if (problem) throw new RunEnded(problem.status, problem.reason);
 
   const checkouts =
     state.recordSteps === false ? state.checkouts : state.checkouts.map((c) => recordingCheckout(c, store, runId));
@@ -215,7 +186,7 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
   let baseEdits: EditSet = NO_EDITS;
 
   for (let iteration = 0; iteration < spec.budget.max_iterations; iteration++) {
-    if (state.signal?.aborted) throw new Error('cancelled');
+    if (state.signal?.aborted) throw new RunEnded('error', 'cancelled');
     if (Date.now() - startedAt >= spec.budget.max_wall_s * 1000) {
       throw new RunEnded(
         'budget_exceeded',

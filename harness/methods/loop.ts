@@ -5,7 +5,6 @@
  */
 import { runMaceLoop, type LoopOutcome } from '../../mace/orchestrator.ts';
 import type { LoopOptions, MaceSpec, Task } from '../../mace/spec.ts';
-import { finishRun } from '../../mace/store/writers.ts';
 import type { SeededFault } from '../faults/seeded.ts';
 import { isBringup, type Method, type MethodContext, type MethodTask } from './types.ts';
 
@@ -49,12 +48,6 @@ export function loopMethod(definition: LoopMethodDefinition): Method {
         signal: ctx.signal,
         events: ctx.events,
       });
-      if (ctx.signal.aborted && outcome.status !== 'passed' && outcome.status !== 'error') {
-        // A cancel can end the last iteration in killed builds, which the loop records as an
-        // ordinary failure; a cancelled job is an error, so a resumed sweep runs it again.
-        await finishRun(ctx.store, outcome.runId, 'error', { error: 'cancelled' });
-        return { runId: outcome.runId, status: 'error', reason: 'cancelled' };
-      }
       if (definition.after && outcome.status !== 'error') await definition.after(ctx, outcome);
       return { runId: outcome.runId, status: outcome.status, reason: outcome.reason };
     },
