@@ -11,6 +11,7 @@ import {
   describeProblems,
   stripUnknownDefines,
   type PlanCheckContext,
+  type PlanProblem,
 } from './plan-check.ts';
 import type { RunLlm } from './llm/recorder.ts';
 import type { LoopOptions, MaceSpec, Task } from './spec.ts';
@@ -31,6 +32,11 @@ export type PlanningOutcome =
   | { readonly ok: true; readonly tasks: Task[]; readonly looks: PlanLook[]; readonly replies: string[] }
   | { readonly ok: false; readonly error: PlanningError; readonly looks: PlanLook[]; readonly replies: string[] };
 
+/** What the plan check compares a plan with, apart from the spec and options: the run's history and checkout. */
+export type PlanCheckInputs = Omit<PlanCheckContext, 'spec' | 'rtlEdits'> & {
+  readonly defineIndex: ReadonlySet<string>;
+};
+
 export interface PlanningInput {
   readonly spec: MaceSpec;
   readonly llm: RunLlm;
@@ -38,8 +44,7 @@ export interface PlanningInput {
   readonly iteration: number;
   readonly feedback: string;
   /** Everything check_plan needs; absent when the plan check is off. */
-  readonly check:
-    (Omit<PlanCheckContext, 'spec' | 'rtlEdits'> & { readonly defineIndex: ReadonlySet<string> }) | undefined;
+  readonly check: PlanCheckInputs | undefined;
   readonly signal?: AbortSignal;
   /** Called after each look, so the store records it as it happens. */
   readonly onLook?: (look: PlanLook) => Promise<void>;
@@ -92,20 +97,61 @@ export async function planIteration(input: PlanningInput): Promise<PlanningOutco
 
     if (!options.plan_check || !input.check) return { ok: true, tasks, looks, replies };
 
-    const stripped = stripUnknownDefines(tasks, input.check.defineIndex, spec.objective);
-    const added = addRequiredDefines(stripped.tasks, input.check.requiredDefines);
-    tasks = added.tasks;
-    const problems = checkPlan(tasks, { ...input.check, spec, rtlEdits: options.rtl_edits });
-    const found =
-      problems.length > 0 || Object.keys(stripped.changed).length > 0 || Object.keys(added.changed).length > 0;
-    const action: PlanCheckAction = !problems.length ? 'accepted' : canRetry ? 'rejected' : 'kept';
-    if (found || attempt > 0)
-      await look({ attempt, action, problems, stripped: stripped.changed, added: added.changed, plan: tasks });
-    if (problems.length && canRetry) {
+    const checked = checkedPlan(tasks, attempt, spec, options.rtl_edits, input.check);
+    tasks = checked.tasks;
+    if (checked.recorded)
+      await look({
+        attempt,
+        action: checked.action,
+        problems: checked.problems,
+        stripped: checked.stripped,
+        added: checked.added,
+        plan: tasks,
+      });
+    if (checked.action === 'rejected') {
       rejected = tasks;
-      rejection = describeProblems(problems);
+      rejection = describeProblems(checked.problems);
       continue;
     }
     return { ok: true, tasks, looks, replies };
   }
+}
+
+/** The plan check's look at one usable plan: the plan after strip and add, and what the check found. */
+export interface CheckedPlan {
+  readonly tasks: Task[];
+  readonly problems: PlanProblem[];
+  readonly stripped: Record<string, string[]>;
+  readonly added: Record<string, string[]>;
+  /** rejected: sent back for a retry; kept: runs with its problems, no retry left; accepted: no problem. */
+  readonly action: Exclude<PlanCheckAction, 'unusable'>;
+  /** The store records a look that found something, and every retry's look. */
+  readonly recorded: boolean;
+}
+
+/**
+ * strip_unknown_defines, add_required_defines and check_plan over one plan, as the loop runs them at
+ * this attempt; plan replay calls the same function over recorded plans.
+ */
+export function checkedPlan(
+  tasks: readonly Task[],
+  attempt: number,
+  spec: MaceSpec,
+  rtlEdits: boolean,
+  check: PlanCheckInputs,
+): CheckedPlan {
+  const stripped = stripUnknownDefines(tasks, check.defineIndex, spec.objective);
+  const added = addRequiredDefines(stripped.tasks, check.requiredDefines);
+  const problems = checkPlan(added.tasks, { ...check, spec, rtlEdits });
+  const found =
+    problems.length > 0 || Object.keys(stripped.changed).length > 0 || Object.keys(added.changed).length > 0;
+  const action = !problems.length ? 'accepted' : attempt < MAX_PLAN_REJECTIONS ? 'rejected' : 'kept';
+  return {
+    tasks: added.tasks,
+    problems,
+    stripped: stripped.changed,
+    added: added.changed,
+    action,
+    recorded: found || attempt > 0,
+  };
 }

@@ -6,6 +6,9 @@
  *   import { analyseFiles } from '../harness/analysis/index.ts';
  *   const analysis = await analyseFiles(['runs/quickstart.duckdb']);
  *   analysis.comparisons.map((c) => [c.method, c.time_difference_s.median, c.test.p]);
+ *
+ *   const replay = await replayPlans('runs/quickstart.duckdb', { checkout: { root, chosen: 'mine' } });
+ *   replay.runs.map((r) => [r.run_id, r.saved_builds, r.saved_usd]); replay.total.saved_usd;
  */
 export {
   analyse,
@@ -61,6 +64,24 @@ export {
 export { formatRate, formatTime, renderMarkdown, runRowsCsv } from './report.ts';
 export { EXPORT_FORMATS, exportDatabase, type ExportFormat, type ExportedTable } from './export.ts';
 export { importOriginal, type ImportReport } from './original.ts';
+export {
+  DEFAULT_REPLAY_OVERRIDES,
+  REPLAY_COUNTS,
+  REPLAY_OPTIONS,
+  describeOverrides,
+  parseReplayOptions,
+  replayPlans,
+  type PlanLookReplay,
+  type PlanReplay,
+  type PlanReplayOptions,
+  type PlanReplayRun,
+  type PlanReplayTotal,
+  type ReplayCheckout,
+  type ReplayCount,
+  type ReplayCounts,
+  type ReplayOverrides,
+} from './plan-replay.ts';
+export { renderPlanReplay } from './replay-report.ts';
 export { duckdbSource, type Source } from './source.ts';
 export {
   TIMELINE_KINDS,

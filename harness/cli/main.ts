@@ -16,6 +16,7 @@ import { registerFigures } from './commands/figures.ts';
 import { registerImport } from './commands/import.ts';
 import { registerNotebooks } from './commands/notebooks.ts';
 import { registerOffline } from './commands/offline.ts';
+import { registerReplay } from './commands/replay.ts';
 import { registerReport } from './commands/report.ts';
 import { registerResults } from './commands/results.ts';
 import { registerRun } from './commands/run.ts';
@@ -37,6 +38,7 @@ const REGISTRARS: readonly Registrar[] = [
   registerReport,
   registerFigures,
   registerNotebooks,
+  registerReplay,
   registerExport,
   registerImport,
   registerInspect,
