@@ -136,6 +136,21 @@ export interface PlanLookReplay {
   readonly agrees: boolean | null;
 }
 
+/** What each iteration's counterfactual adds up (see iterationCost). */
+const COST_COUNTS = [
+  'saved_builds',
+  'rejected_builds',
+  'collapsed_builds',
+  'rejected_passed',
+  'saved_machine_s',
+  'saved_llm_usd',
+  'added_builds',
+  'added_machine_s',
+  'unpriced_builds',
+  'added_task_calls',
+  'caught_builds',
+] as const;
+
 /** The numbers of a replayed run; the total sums them. */
 export const REPLAY_COUNTS = [
   'iterations',
@@ -146,18 +161,8 @@ export const REPLAY_COUNTS = [
   'added',
   'disagreements',
   'builds',
-  'saved_builds',
-  'rejected_builds',
-  'collapsed_builds',
-  'rejected_passed',
-  'saved_machine_s',
-  'saved_llm_usd',
+  ...COST_COUNTS,
   'saved_usd',
-  'added_builds',
-  'added_machine_s',
-  'unpriced_builds',
-  'added_task_calls',
-  'caught_builds',
   'unmatched_iterations',
 ] as const;
 export type ReplayCount = (typeof REPLAY_COUNTS)[number];
@@ -381,19 +386,6 @@ function sameLook(checked: CheckedPlan, rules: readonly PlanRule[], row: PlanChe
   );
 }
 
-const COST_COUNTS = [
-  'saved_builds',
-  'rejected_builds',
-  'collapsed_builds',
-  'rejected_passed',
-  'saved_machine_s',
-  'saved_llm_usd',
-  'added_builds',
-  'added_machine_s',
-  'unpriced_builds',
-  'added_task_calls',
-  'caught_builds',
-] as const satisfies readonly ReplayCount[];
 type IterationCost = Record<(typeof COST_COUNTS)[number], number>;
 
 /** The plan's design key per task; null for a task whose configuration cannot be built (a unit_test's). */
