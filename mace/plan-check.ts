@@ -113,20 +113,8 @@ export function checkPlan(tasks: readonly Task[], ctx: PlanCheckContext): PlanPr
         );
       }
     }
-    if (task.kind === 'unit_test') {
-      const missing = ctx.requiredDefines.filter((d) => !(task.config_rtl ?? []).includes(d));
-      if (missing.length)
-        add(
-          'required_define',
-          task.id,
-          `it builds without ${missing.join(', ')}, which the objective says a build needs`,
-        );
-      const problem = ctx.modulePathProblem(task.instruction);
-      if (problem)
-        add('missing_module', task.id, `unit_test module path ${JSON.stringify(task.instruction.trim())} ${problem}`);
-      continue;
-    }
-    if (!builds) continue;
+    if (!builds && task.kind !== 'unit_test') continue;
+    // A unit-test environment is built too, so it needs the objective's defines as well.
     const missing = ctx.requiredDefines.filter((d) => !(task.config_rtl ?? []).includes(d));
     if (missing.length)
       add(
@@ -134,6 +122,12 @@ export function checkPlan(tasks: readonly Task[], ctx: PlanCheckContext): PlanPr
         task.id,
         `it builds without ${missing.join(', ')}, which the objective says a build needs`,
       );
+    if (task.kind === 'unit_test') {
+      const problem = ctx.modulePathProblem(task.instruction);
+      if (problem)
+        add('missing_module', task.id, `unit_test module path ${JSON.stringify(task.instruction.trim())} ${problem}`);
+      continue;
+    }
 
     const config = configForTask(ctx.spec, task);
     for (const violation of wayViolations(config))

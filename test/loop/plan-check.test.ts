@@ -11,14 +11,9 @@ import {
   type PlanCheckContext,
 } from '../../mace/plan-check.ts';
 import { makeSpec, makeTask, type Task } from '../../mace/spec.ts';
+import { picoSpec } from './support.ts';
 
-const pico = makeSpec({
-  workloads: ['addi.S'],
-  objective:
-    'Verify addi.S passes on a 2x2 pico mesh in a single task. That task needs the CONFIG_DISABLE_BIST_CLEAR RTL define.',
-  core: 'pico',
-  target_mesh: [2, 2],
-});
+const pico = picoSpec();
 const ariane = makeSpec({
   workloads: ['barrier_atomic_rv64.S'],
   objective: 'Pass the barrier on 2x2.',

@@ -4,14 +4,9 @@ import { parseDiagnosis, parsePostMortem, parseTasks } from '../../mace/directiv
 import { INVENTED_DEFINE, MISTAKES, ScriptedBackend, type MistakeRates } from '../../mace/llm/scripted/index.ts';
 import { buildPlannerPrompt, planFromReply, PlanningError } from '../../mace/planner.ts';
 import { makeSpec } from '../../mace/spec.ts';
+import { picoSpec } from './support.ts';
 
-const pico = makeSpec({
-  workloads: ['addi.S'],
-  objective:
-    'Verify addi.S passes on a 2x2 pico mesh in a single task. That task needs the CONFIG_DISABLE_BIST_CLEAR RTL define.',
-  core: 'pico',
-  target_mesh: [2, 2],
-});
+const pico = picoSpec();
 const agent = (seed = 1, mistakes: MistakeRates = {}) =>
   new ScriptedBackend({
     seed,
