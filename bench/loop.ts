@@ -5,12 +5,13 @@
  * plain shell, and subtracts the time spent inside the adapter's build and run calls (starting bash
  * and the model's sims, and the source fingerprint a build checks before reusing a model). The
  * per-run setup (recording the run, checksums, checkout provenance, the final summary) is printed
- * on its own.
+ * on its own, and so are the store's commits: an iteration commits while the next one builds, so
+ * its commit is not in the harness time unless it outlasts the builds.
  *
  *   node --import tsx bench/loop.ts [--loops 10] [--iterations 4]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openCheckouts, type Checkout } from '../mace/checkouts.ts';
@@ -55,6 +56,16 @@ try {
     run: (config, test, options) => timed(c.run(config, test, options)),
   }));
   const store = await Store.open(join(home, 'bench.duckdb'));
+  const commitMs: number[] = [];
+  const write = store.write.bind(store);
+  store.write = async (fn) => {
+    const started = performance.now();
+    try {
+      return await write(fn);
+    } finally {
+      commitMs.push(performance.now() - started);
+    }
+  };
   const backend = await makeBackend(parseLlmSpec({ backend: 'scripted' }));
   // Triage off: the planner repeats itself, the plan check sends the repeat back, and the design
   // (no CONFIG_DISABLE_BIST_CLEAR) times out every iteration: full iterations with retries.
@@ -102,6 +113,10 @@ try {
     `per-run setup and finish (record, checksums, provenance, summary): median ${median(setupMs).toFixed(0)} ms`,
   );
   console.log(`time inside the adapter per run (excluded): median ${median(adapterPerRun).toFixed(0)} ms`);
+  console.log(
+    `store writes (each iteration's commit among them, overlapping the next iteration's builds): median ${median(commitMs).toFixed(1)} ms, n ${commitMs.length}`,
+  );
+  console.log(`load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
 } finally {
   await closeAllStores();
   rmSync(home, { recursive: true, force: true });

@@ -168,7 +168,17 @@ interface LoopState extends Omit<LoopInput, 'llm' | 'options'> {
   readonly iterations: IterationOutcome[];
 }
 
+/** The loop, then the last iteration's commit, whichever way the loop ended. */
 async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
+  const commits = { last: Promise.resolve() };
+  try {
+    return await iterate(state, commits);
+  } finally {
+    await commits.last;
+  }
+}
+
+async function iterate(state: LoopState, commits: { last: Promise<void> }): Promise<Exclude<RunStatus, 'running'>> {
   const { spec, store, options, runId, llm } = state;
   const startedAt = Date.now();
   const deadline = Deadline.after(spec.budget.max_wall_s);
@@ -278,7 +288,15 @@ async function loop(state: LoopState): Promise<Exclude<RunStatus, 'running'>> {
     const finishedAt = new Date();
     // The iteration's row commits with everything recorded since it began (LLM calls, plan checks,
     // the fast path, step results, and the failure analysis below): one commit per iteration.
-    const record = (usd: number) =>
+    // The iteration commits while the next one plans and builds (a commit is tens of milliseconds, a
+    // build seconds to minutes); each commit first waits for the one before, which surfaces a failed
+    // commit one iteration late. A crash loses at most the iteration committing and the one in flight.
+    const record = async (usd: number) => {
+      await commits.last;
+      commits.last = commitIteration(usd);
+      commits.last.catch(() => undefined);
+    };
+    const commitIteration = (usd: number) =>
       recordIteration(store, {
         runId,
         iteration,
