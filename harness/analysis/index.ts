@@ -79,9 +79,11 @@ export {
   type ReplayCheckout,
   type ReplayCount,
   type ReplayCounts,
+  type ReplayOption,
   type ReplayOverrides,
 } from './plan-replay.ts';
 export { renderPlanReplay } from './replay-report.ts';
+export { chooseReplayCheckout, planSavings, type PlanSavings, type SwitchSaving } from './replay-savings.ts';
 export { duckdbSource, type Source } from './source.ts';
 export {
   TIMELINE_KINDS,

@@ -220,6 +220,11 @@ export interface PlanReplay {
  *   replay.runs.map((r) => [r.run_id, r.caught_builds]);
  */
 export async function replayPlans(path: string, options: PlanReplayOptions): Promise<PlanReplay> {
+  return replayRecorded(path, await readRecordedRuns(path), options);
+}
+
+/** replayPlans over runs already read from `path` (readRecordedRuns), so several counterfactuals read it once. */
+export function replayRecorded(path: string, recorded: readonly RecordedRun[], options: PlanReplayOptions): PlanReplay {
   const overrides = options.overrides ?? DEFAULT_REPLAY_OVERRIDES;
   const hourlyUsd = options.hourlyUsd ?? DEFAULT_HOURLY_USD;
   const root = options.checkout.root;
@@ -232,7 +237,7 @@ export async function replayPlans(path: string, options: PlanReplayOptions): Pro
     modulePathProblem: (modulePath: string) => modulePathProblem(root, modulePath),
   };
   const looks: PlanLookReplay[] = [];
-  const runs = (await readRecordedRuns(path)).map((run) => {
+  const runs = recorded.map((run) => {
     const replayed = replayRun(run, { ...checkout, overrides, hourlyUsd });
     looks.push(...replayed.looks);
     return replayed.row;

@@ -6,10 +6,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   analyseFiles,
+  chooseReplayCheckout,
+  planSavings,
   runTimeline,
   showcaseRun,
   type Analysis,
   type AnalysisOptions,
+  type PlanSavings,
   type RunTimeline,
 } from '../analysis/index.ts';
 import { ablationFigure, recoveryFigure } from './comparisons.ts';
@@ -17,6 +20,7 @@ import { codesignFigure } from './codesign.ts';
 import { completeSpec, type Figure, type Skipped } from './figure.ts';
 import { costFigure, passRateFigure, timeToPassFigure } from './methods.ts';
 import { renderFigure, type FigureFormat } from './render.ts';
+import { planReplayFigure } from './replay.ts';
 import { timelineFigure } from './run.ts';
 
 /** What the figures are drawn from. */
@@ -24,6 +28,16 @@ export interface FigureInputs {
   readonly analysis: Analysis;
   /** The run the timeline shows (see showcaseRun), if any. */
   readonly timeline: RunTimeline | undefined;
+  /** What the plan check and the fast path saved per run, from plan replay (see planSavings). */
+  readonly planSavings: PlanSavings;
+}
+
+/** Which run the timeline shows and which checkout plan replay reads. */
+export interface InputsOptions {
+  /** The timeline's run (default: showcaseRun's choice). */
+  readonly runId?: string;
+  /** The OpenPiton checkout plan replay reads (default: the loop's offline checkout). */
+  readonly pitonRoot?: string;
 }
 
 export const FIGURES = {
@@ -32,6 +46,7 @@ export const FIGURES = {
   ablations: (i: FigureInputs) => ablationFigure(i.analysis),
   recovery: (i: FigureInputs) => recoveryFigure(i.analysis),
   cost: (i: FigureInputs) => costFigure(i.analysis),
+  plan_replay: (i: FigureInputs) => planReplayFigure(i.analysis, i.planSavings),
   timeline: (i: FigureInputs) => timelineFigure(i.timeline),
   codesign: (i: FigureInputs) => codesignFigure(i.analysis),
 } as const satisfies Record<string, (inputs: FigureInputs) => Figure | Skipped>;
@@ -42,25 +57,35 @@ export const FIGURE_NAMES = Object.keys(FIGURES) as FigureName[];
 export const isSkipped = <T extends object>(f: T | Skipped): f is Skipped => 'skipped' in f;
 
 /**
- * Read the databases once for every figure: the analysis, and the timeline of `runId` (default:
- * showcaseRun's choice).
+ * Read the databases once for every figure: the analysis, the timeline of one run, and plan replay's
+ * savings.
  * @example const inputs = await figureInputs(['results/quickstart.duckdb']);
  */
 export async function figureInputs(
   dbs: readonly string[],
-  options: AnalysisOptions & { readonly runId?: string } = {},
+  options: AnalysisOptions & InputsOptions = {},
 ): Promise<FigureInputs> {
   const analysis = await analyseFiles(dbs, options);
   if (options.runId && !analysis.runs.some((r) => r.run_id === options.runId)) {
     throw new Error(`no labelled run ${options.runId} in ${dbs.join(', ')}`);
   }
-  return inputsFromAnalysis(analysis, options.runId);
+  return inputsFromAnalysis(analysis, options);
 }
 
-/** The figures' inputs from an analysis already made: the timeline shows `runId`, or the showcase run. */
-export async function inputsFromAnalysis(analysis: Analysis, runId?: string): Promise<FigureInputs> {
-  const run = runId ? analysis.runs.find((r) => r.run_id === runId) : showcaseRun(analysis);
-  return { analysis, timeline: run ? await runTimeline(run.source, run.run_id) : undefined };
+/**
+ * The figures' inputs from an analysis already made: the timeline of `runId` or the showcase run, and
+ * every database replayed (at the analysis's hourly rate) on the checkout `pitonRoot` names.
+ */
+export async function inputsFromAnalysis(analysis: Analysis, options: InputsOptions = {}): Promise<FigureInputs> {
+  const run = options.runId ? analysis.runs.find((r) => r.run_id === options.runId) : showcaseRun(analysis);
+  return {
+    analysis,
+    timeline: run ? await runTimeline(run.source, run.run_id) : undefined,
+    planSavings: await planSavings(analysis.runs, {
+      checkout: await chooseReplayCheckout(options.pitonRoot),
+      hourlyUsd: analysis.settings.hourly_usd,
+    }),
+  };
 }
 
 /** Build the named figures (default: all), in catalogue order. */

@@ -16,6 +16,7 @@ export {
   isSkipped,
   writeFigures,
   type FigureInputs,
+  type InputsOptions,
   type FigureManifest,
   type FigureName,
   type WrittenFigure,
@@ -37,4 +38,5 @@ export {
 export { ablationFigure, recoveryFigure } from './comparisons.ts';
 export { codesignFigure } from './codesign.ts';
 export { costFigure, passRateFigure, timeToPassFigure } from './methods.ts';
+export { planReplayFigure } from './replay.ts';
 export { timelineFigure } from './run.ts';

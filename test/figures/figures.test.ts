@@ -10,8 +10,15 @@ import { join } from 'node:path';
 import { describe, it, before } from 'node:test';
 import { PNG } from 'pngjs';
 import { Resvg } from '@resvg/resvg-js';
-import type { Analysis, RunTimeline } from '../../harness/analysis/index.ts';
-import { runTimeline, showcaseRun } from '../../harness/analysis/index.ts';
+import type { Analysis, PlanReplay, ReplayOption, RunRow, RunTimeline } from '../../harness/analysis/index.ts';
+import {
+  REPLAY_OPTIONS,
+  chooseReplayCheckout,
+  counted,
+  replayPlans,
+  runTimeline,
+  showcaseRun,
+} from '../../harness/analysis/index.ts';
 import { FIGURE_NAMES, methodColours, FIXED_METHOD_COLOURS } from '../../harness/figures/index.ts';
 import { Store } from '../../mace/store/store.ts';
 import { smallStudy, writeStudy } from '../analysis/study.ts';
@@ -51,12 +58,23 @@ const close = (actual: unknown, expected: unknown, what: string) =>
       )
     : assert.equal(actual, expected, what);
 
-/** Each figure's data file against the report, row by row. */
+/** `mace replay plans DB --options SWITCH=on|off` for both switches both ways, keyed "plan_check off". */
+async function replaysOf(db: string): Promise<Map<string, PlanReplay>> {
+  const checkout = await chooseReplayCheckout();
+  const replays = new Map<string, PlanReplay>();
+  for (const option of REPLAY_OPTIONS)
+    for (const on of [true, false])
+      replays.set(`${option} ${on ? 'on' : 'off'}`, await replayPlans(db, { checkout, overrides: { [option]: on } }));
+  return replays;
+}
+
+/** Each figure's data file against the report, row by row (plan_replay against plan replay's own numbers). */
 function checkAgainstReport(
   dir: string,
   names: readonly string[],
   r: Analysis,
   timeline: RunTimeline | undefined,
+  replays?: Map<string, PlanReplay>,
 ): void {
   const byMethod = new Map(r.methods.map((m) => [m.method, m]));
   for (const name of names) {
@@ -131,6 +149,47 @@ function checkAgainstReport(
         close(datasets.bars![i]!.start_s, b.start_s, `bar ${i} start`);
         close(datasets.bars![i]!.end_s, b.end_s, `bar ${i} end`);
       });
+    } else if (name === 'plan_replay') {
+      assert.ok(replays);
+      // Every counted run with a usable planner reply, once per switch.
+      const replayed = (run: RunRow, key: string) => replays.get(key)!.runs.find((x) => x.run_id === run.run_id)!;
+      const shown = r.runs.filter((run) => {
+        const any = replayed(run, 'plan_check on');
+        return counted(run) && any.replies > any.unusable;
+      });
+      assert.ok(shown.length > 0);
+      assert.equal(datasets.savings!.length, shown.length * REPLAY_OPTIONS.length);
+      for (const run of shown)
+        for (const option of REPLAY_OPTIONS) {
+          const row = datasets.savings!.find((x) => x.run_id === run.run_id && x.switch === option)!;
+          const on = replayed(run, `${option} on`).recorded[option as ReplayOption];
+          const counterfactual = `${option} ${on ? 'off' : 'on'}`;
+          const c = replayed(run, counterfactual);
+          const what = `plan_replay ${run.run_id} ${counterfactual}`;
+          assert.equal(row.on, on, what);
+          assert.equal(row.counterfactual, counterfactual, what);
+          assert.equal(row.method, run.method, what);
+          if (!on) {
+            // Off in the run: what turning it on would have saved.
+            close(row.builds, c.saved_builds, `${what} builds`);
+            close(row.usd, c.saved_usd, `${what} usd`);
+          } else if (option === 'plan_check') {
+            // The check's caught builds: never built, so never priced.
+            close(row.builds, c.caught_builds, `${what} builds`);
+            close(row.unpriced_builds, c.caught_builds, `${what} unpriced`);
+            assert.equal(row.usd, null, what);
+          } else {
+            // The builds the fast path collapsed away, at their recorded twins' machine time.
+            close(row.builds, c.added_builds, `${what} builds`);
+            close(row.unpriced_builds, c.unpriced_builds, `${what} unpriced`);
+            close(row.task_calls, c.added_task_calls, `${what} task calls`);
+            close(
+              row.usd,
+              c.added_builds > c.unpriced_builds ? (c.added_machine_s / 3600) * r.settings.hourly_usd : null,
+              `${what} usd`,
+            );
+          }
+        }
     } else if (name === 'codesign') {
       for (const s of r.codesign.searches.filter((x) => !x.replaced)) {
         const points = datasets.curves!.filter((p) => p.run_id === s.run_id).map((p) => p.best_sim_time);
@@ -170,14 +229,14 @@ describe('figures', () => {
       drawn = await drawAll(db, join(dir, 'figures'));
     });
 
-    it('draws every figure but the timeline (the study records no task times)', () => {
+    it('draws every figure but plan replay (no planner reply holds a plan) and the timeline (no task times)', () => {
       assert.deepEqual(
         drawn.manifest.figures.map((f) => f.name),
-        FIGURE_NAMES.filter((n) => n !== 'timeline'),
+        FIGURE_NAMES.filter((n) => n !== 'timeline' && n !== 'plan_replay'),
       );
       assert.deepEqual(
         drawn.manifest.skipped.map((f) => f.name),
-        ['timeline'],
+        ['plan_replay', 'timeline'],
       );
     });
 
@@ -218,6 +277,10 @@ describe('figures', () => {
       drawn = await drawAll(REFERENCE, dir, 'svg,png,outlined.svg');
     });
 
+    it('draws plan replay: the reference runs recorded planner replies', () => {
+      assert.ok(drawn.manifest.figures.some((f) => f.name === 'plan_replay'));
+    });
+
     it('writes data files that agree with the report, the timeline with the run it shows', async () => {
       const r = await report(REFERENCE);
       const run = showcaseRun(r)!;
@@ -226,6 +289,7 @@ describe('figures', () => {
         drawn.manifest.figures.map((f) => f.name),
         r,
         await runTimeline(REFERENCE, run.run_id),
+        await replaysOf(REFERENCE),
       );
     });
 

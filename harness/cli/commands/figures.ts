@@ -10,6 +10,7 @@ interface FiguresOptions extends AnalysisFlags {
   readonly format: FigureFormat[];
   readonly only?: FigureName[];
   readonly runId?: string;
+  readonly pitonRoot?: string;
   readonly json?: boolean;
 }
 
@@ -46,6 +47,10 @@ export function registerFigures(program: Command, ctx: CommandContext): void {
     )
     .option('--only <names>', `comma-separated figures: ${FIGURE_NAMES.join(', ')}`, listOf(FIGURE_NAMES, 'figure'))
     .option('--run-id <id>', 'the run the timeline shows (default: the reference run with the most iterations)')
+    .option(
+      '--piton-root <dir>',
+      "the OpenPiton checkout plan replay's check reads (default: the loop's offline checkout)",
+    )
     .option('--json', 'print the manifest (figures written, skipped and why) as JSON');
   addAnalysisFlags(command)
     .addHelpText(
@@ -60,7 +65,11 @@ Examples:
 }
 
 async function figures(dbs: readonly string[], options: FiguresOptions, ctx: CommandContext): Promise<void> {
-  const inputs = await figureInputs(dbs, { ...analysisOptions(options), runId: options.runId });
+  const inputs = await figureInputs(dbs, {
+    ...analysisOptions(options),
+    runId: options.runId,
+    pitonRoot: options.pitonRoot,
+  });
   if (!inputs.analysis.runs.length) throw new CommandFailed(`no labelled evaluation runs in ${dbs.join(', ')}`);
   const manifest = await writeFigures(inputs, {
     out: options.out,

@@ -4,12 +4,11 @@ import {
   parseReplayOptions,
   replayPlans,
   REPLAY_OPTIONS,
-  type ReplayCheckout,
   type ReplayOverrides,
 } from '../../analysis/plan-replay.ts';
 import { renderPlanReplay } from '../../analysis/replay-report.ts';
+import { chooseReplayCheckout } from '../../analysis/replay-savings.ts';
 import { DEFAULT_HOURLY_USD } from '../../analysis/runs.ts';
-import { defaultOfflineRoots } from '../../../mace/openpiton/offline/index.ts';
 import { nonNegativeNumber } from '../args.ts';
 import { printJson } from '../io.ts';
 import type { CommandContext } from '../main.ts';
@@ -59,11 +58,8 @@ Examples:
 }
 
 async function replayPlansCommand(db: string, options: ReplayPlansOptions, ctx: CommandContext): Promise<void> {
-  const checkout: ReplayCheckout = options.pitonRoot
-    ? { root: options.pitonRoot, chosen: '--piton-root' }
-    : { root: (await defaultOfflineRoots(1))[0]!, chosen: "the loop's offline checkout; --piton-root picks another" };
   const replay = await replayPlans(db, {
-    checkout,
+    checkout: await chooseReplayCheckout(options.pitonRoot),
     overrides: options.options ?? DEFAULT_REPLAY_OVERRIDES,
     hourlyUsd: options.hourlyUsd,
   });
