@@ -64,7 +64,7 @@ export function planReplayFigure(analysis: Analysis, savings: PlanSavings): Figu
     spec: {
       title: {
         text: 'Plan replay: builds and dollars saved, per run',
-        subtitle: 'solid: the run had it on (what it saved); light: the run had it off (what it would have saved)',
+        subtitle: 'filled: the run had it on (what it saved); outlined: the run had it off (what it would have saved)',
       },
       data: { name: 'savings' },
       hconcat: PANELS.map((panel, i) => {
@@ -79,9 +79,13 @@ export function planReplayFigure(analysis: Analysis, savings: PlanSavings): Figu
           height: { step: 14 },
           layer: [
             {
+              // Outlined, not lighter: the palette has light colours of its own. No outline where
+              // nothing was saved (it would draw a sliver at zero).
               mark: { type: 'bar', height: { band: 0.8 } },
               encoding: {
+                strokeWidth: { condition: { test: 'datum.bar_end > 0', value: 1.5 }, value: 0 },
                 color: enc.color,
+                stroke: { ...enc.color, legend: null },
                 y: { ...y, axis: i === 0 ? { labelLimit: 400 } : null },
                 x: {
                   field: panel.field,
@@ -90,11 +94,11 @@ export function planReplayFigure(analysis: Analysis, savings: PlanSavings): Figu
                   axis: { ...panel.axis, tickCount: 4 },
                   scale: empty ? { domain: [0, 1] } : { zero: true },
                 },
-                opacity: {
+                fillOpacity: {
                   field: 'reading',
                   type: 'ordinal',
                   sort: [...READINGS],
-                  scale: { domain: [...READINGS], range: [1, 0.4] },
+                  scale: { domain: [...READINGS], range: [1, 0.1] },
                   legend: { title: null, orient: 'bottom', direction: 'vertical', labelLimit: 400 },
                 },
                 tooltip: [
