@@ -183,33 +183,34 @@ export function bootstrapMedian(values: readonly number[], options: BootstrapOpt
   const medians = new Float64Array(low.length);
   for (let j = 0; j < low.length; j++) medians[j] = (sorted[low[j]!]! + sorted[high[j]!]!) / 2;
   const level = options.level ?? 0.95;
-  return {
-    lo: weightedQuantile(medians, weight, (1 - level) / 2),
-    hi: weightedQuantile(medians, weight, (1 + level) / 2),
-  };
+  const [lo, hi] = weightedQuantiles(medians, weight, [(1 - level) / 2, (1 + level) / 2]);
+  return { lo: lo!, hi: hi! };
 }
 
 /**
- * The type-7 q-quantile of a multiset given as distinct values and how many times each occurs: the
- * same number as quantileSorted over the values repeated that often and sorted.
+ * The type-7 q-quantiles of a multiset given as distinct values and how many times each occurs: the
+ * same numbers as quantileSorted over the values repeated that often and sorted.
  */
-export function weightedQuantile(values: Float64Array, weights: Uint32Array, q: number): number {
+export function weightedQuantiles(values: Float64Array, weights: Uint32Array, qs: readonly number[]): number[] {
+  // Timsort: fast when the values come nearly in order, as the medians of rank pairs in rank order do.
   const order = Array.from(values.keys()).sort((a, b) => values[a]! - values[b]!);
   const total = weights.reduce((sum, w) => sum + w, 0);
-  const h = (total - 1) * q;
-  const k = Math.floor(h);
-  // The values at 0-based positions k and k + 1 of the expanded sorted list.
-  let seen = 0;
-  let j = 0;
-  while (seen + weights[order[j]!]! <= k) seen += weights[order[j++]!]!;
-  const below = values[order[j]!]!;
-  if (k + 1 >= total || h === k) return below;
-  const next = seen + weights[order[j]!]! > k + 1 ? below : values[order[j + 1]!]!;
-  return below + (h - k) * (next - below);
+  return qs.map((q) => {
+    const h = (total - 1) * q;
+    const k = Math.floor(h);
+    // The values at 0-based positions k and k + 1 of the expanded sorted list.
+    let seen = 0;
+    let j = 0;
+    while (seen + weights[order[j]!]! <= k) seen += weights[order[j++]!]!;
+    const below = values[order[j]!]!;
+    if (k + 1 >= total || h === k) return below;
+    const next = seen + weights[order[j]!]! > k + 1 ? below : values[order[j + 1]!]!;
+    return below + (h - k) * (next - below);
+  });
 }
 
 interface MedianRanks {
-  /** The distinct pairs of 0-based ranks in the sorted sample of a resample's two middle values (equal for odd n). */
+  /** The distinct pairs, ascending, of 0-based ranks in the sorted sample of a resample's two middle values (equal for odd n). */
   readonly low: Uint32Array;
   readonly high: Uint32Array;
   /** How many resamples fell on each pair. */
@@ -246,7 +247,8 @@ function medianRanks(n: number, resamples: number, seed: number): MedianRanks {
     const pair = low * n + i;
     pairs.set(pair, (pairs.get(pair) ?? 0) + 1);
   }
-  const codes = [...pairs.keys()];
+  // In rank order, so that the pairs' medians come nearly sorted.
+  const codes = [...pairs.keys()].sort((a, b) => a - b);
   const draws = {
     low: Uint32Array.from(codes, (code) => Math.floor(code / n)),
     high: Uint32Array.from(codes, (code) => code % n),
