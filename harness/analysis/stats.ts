@@ -64,21 +64,27 @@ function exactP(ranks: readonly number[], wPlus: number): number {
   const doubled = ranks.map((r) => Math.round(r * 2));
   const total = doubled.reduce((a, b) => a + b, 0);
   // How many sign patterns give each doubled positive-rank sum, built one difference at a time (in
-  // place, from the top down). Counts past 2^1000 would overflow, so every RESCALE_EVERY differences
-  // they are scaled down by a power of two, as is p at the end: such scaling is exact in floating
-  // point, so p is what halving at every step gives, at half the cost of the inner loop.
-  const dist = new Float64Array(total + 1);
+  // place, from the top down). The counts are symmetric about the middle sum (flipping every sign
+  // mirrors them, and the additions that build a count and its mirror are the same), so only the
+  // lower half is built, at half the cost. Counts past 2^1000 would overflow, so every RESCALE_EVERY
+  // differences they are scaled down by a power of two, as is p at the end: such scaling is exact
+  // in floating point, so p is what probabilities halved at every step give.
+  const dist = new Float64Array((total >> 1) + 1);
   dist[0] = 1;
   let reach = 0;
   doubled.forEach((r, k) => {
-    for (let s = reach; s >= 0; s--) dist[s + r]! += dist[s]!;
+    const half = reach >> 1;
+    const next = (reach + r) >> 1;
+    // Sums newly in the lower half read their old count from its mirror image.
+    for (let s = next; s > half; s--) dist[s] = (s <= reach ? dist[reach - s]! : 0) + (s >= r ? dist[s - r]! : 0);
+    for (let s = half; s >= r; s--) dist[s]! += dist[s - r]!;
     reach += r;
-    if ((k + 1) % RESCALE_EVERY === 0) for (let s = 0; s <= reach; s++) dist[s]! *= 2 ** -RESCALE_EVERY;
+    if ((k + 1) % RESCALE_EVERY === 0) for (let s = 0; s <= next; s++) dist[s]! *= 2 ** -RESCALE_EVERY;
   });
   // In doubled units the mean is total/2; compare 2·|S − mean| as integers to avoid rounding.
   const observed = Math.abs(2 * Math.round(wPlus * 2) - total);
   let p = 0;
-  for (let s = 0; s <= total; s++) if (Math.abs(2 * s - total) >= observed) p += dist[s]!;
+  for (let s = 0; s <= total; s++) if (Math.abs(2 * s - total) >= observed) p += dist[Math.min(s, total - s)]!;
   p *= 2 ** -(doubled.length % RESCALE_EVERY);
   return Math.min(1, p);
 }
