@@ -86,7 +86,8 @@ export function openAiBackend(options: OpenAiOptions): LlmBackend {
       signal,
     });
     const text = await response.text();
-    if (!response.ok) throw new HttpStatusError(response.status, text || response.statusText);
+    if (!response.ok)
+      throw new HttpStatusError(response.status, text || response.statusText, response.headers.get('retry-after'));
     let json: unknown;
     try {
       json = JSON.parse(text);

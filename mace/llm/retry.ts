@@ -1,7 +1,8 @@
 /**
  * How the network backends (Vertex, OpenAI-compatible) turn transport trouble into the loop's one
  * failure type. Rate limits (429) and server errors (5xx) are retried with bounded exponential
- * backoff and jitter; anything else that leaves the call without a reply (connection refused, DNS,
+ * backoff and jitter, or after the delay the server asks for (an HTTP Retry-After header, or the
+ * retryDelay of Google's RetryInfo), capped at the longest delay; anything else that leaves the call without a reply (connection refused, DNS,
  * bad credentials, a timeout, the caller's abort) fails at once. Either way the caller gets an
  * LLMCallFailed whose message says what happened, with credentials redacted.
  */
@@ -44,9 +45,27 @@ export class HttpStatusError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** The answer's Retry-After header, if it had one. */
+    readonly retryAfter?: string | null,
   ) {
     super(message);
   }
+}
+
+/**
+ * The wait the server asked for, in ms: a Retry-After header (seconds, or an HTTP date), else the
+ * `retryDelay` ("12.5s") of a Google RetryInfo detail in the error body; undefined when it asked none.
+ */
+export function requestedDelayMs(error: unknown, now = Date.now()): number | undefined {
+  const header = error instanceof HttpStatusError ? error.retryAfter?.trim() : undefined;
+  if (header) {
+    if (/^\d+(\.\d+)?$/.test(header)) return Number(header) * 1000;
+    const date = Date.parse(header);
+    if (!Number.isNaN(date)) return Math.max(0, date - now);
+  }
+  const message = error instanceof Error ? error.message : '';
+  const delay = /"retryDelay"\s*:\s*"(\d+(?:\.\d+)?)s"/.exec(message);
+  return delay ? Number(delay[1]) * 1000 : undefined;
 }
 
 export interface CallContext {
@@ -87,7 +106,10 @@ export async function withRetries<T>(send: (signal: AbortSignal) => Promise<T>, 
         throw failure(ctx, `${reason}${after}`);
       }
       try {
-        await sleep(backoffMs(retry, ctx.policy), undefined, { signal: ctx.signal });
+        const requested = requestedDelayMs(error);
+        const wait =
+          requested === undefined ? backoffMs(retry, ctx.policy) : Math.min(requested, ctx.policy.maxDelayMs);
+        await sleep(wait, undefined, { signal: ctx.signal });
       } catch {
         throw failure(ctx, 'aborted by the caller while waiting to retry');
       }

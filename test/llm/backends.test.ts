@@ -39,6 +39,22 @@ for (const kit of [vertexKit, openaiKit]) {
       assert.equal(server.requests.length, 2);
     });
 
+    it('waits as long as a 429 asks, up to the longest delay', async () => {
+      const server = await fakeServer([kit.api.rateLimited(0.4), kit.api.text('ok', { input: 1, output: 1 })]);
+      const backend = await kit.make(server.url, { retry: { retries: 2, base_delay_s: 0.001, max_delay_s: 5 } });
+      const started = performance.now();
+      assert.equal((await backend.call({ phase: 'triage', prompt: 'diagnose' })).text, 'ok');
+      // Without the hint the backoff would wait about a millisecond.
+      assert.ok(performance.now() - started >= 390, `retried after ${performance.now() - started} ms`);
+      assert.equal(server.requests.length, 2);
+
+      const capped = await fakeServer([kit.api.rateLimited(60), kit.api.text('ok', { input: 1, output: 1 })]);
+      const quick = await kit.make(capped.url, { retry: { retries: 2, base_delay_s: 0.001, max_delay_s: 0.05 } });
+      const before = performance.now();
+      assert.equal((await quick.call({ phase: 'triage', prompt: 'diagnose' })).text, 'ok');
+      assert.ok(performance.now() - before < 5_000, 'a 60 s request is capped at max_delay_s');
+    });
+
     it('retries 5xx answers, then fails with LLMCallFailed when the retries run out', async () => {
       const server = await fakeServer([kit.api.error(503, 'The service is currently unavailable')]);
       const backend = await kit.make(server.url);

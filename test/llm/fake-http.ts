@@ -20,6 +20,7 @@ export interface FakeAnswer {
   readonly body: unknown;
   /** Wait this long before answering (for abort tests). */
   readonly delayMs?: number;
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** Answers in order (the last one repeats), or a function of the request and its index. */
@@ -58,7 +59,7 @@ export async function startFakeServer(script: Script): Promise<FakeServer> {
         typeof script === 'function' ? script(request, index) : script[Math.min(index, script.length - 1)]!;
       const reply = () => {
         if (res.destroyed) return;
-        res.writeHead(answer.status ?? 200, { 'content-type': 'application/json' });
+        res.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
         res.end(JSON.stringify(answer.body));
       };
       if (answer.delayMs) setTimeout(reply, answer.delayMs).unref();
@@ -131,6 +132,14 @@ export const gemini = {
   error(status: number, message: string): FakeAnswer {
     return { status, body: { error: { code: status, message, status: 'ERROR' } } };
   },
+  /** A 429 whose body asks for a wait, as Google's RetryInfo detail does. */
+  rateLimited(delayS: number): FakeAnswer {
+    const details = [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${delayS}s` }];
+    return {
+      status: 429,
+      body: { error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED', details } },
+    };
+  },
 };
 
 export const openai = {
@@ -180,5 +189,9 @@ export const openai = {
   },
   error(status: number, message: string): FakeAnswer {
     return { status, body: { error: { message, type: 'error', code: null } } };
+  },
+  /** A 429 with a Retry-After header, in seconds. */
+  rateLimited(delayS: number): FakeAnswer {
+    return { ...openai.error(429, 'Rate limit reached'), headers: { 'retry-after': String(delayS) } };
   },
 };

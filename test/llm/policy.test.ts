@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import { InputError } from '../../mace/errors.ts';
 import { makeBackend, parseLlmSpec } from '../../mace/llm/factory.ts';
 import { redact } from '../../mace/llm/redact.ts';
-import { backoffMs, retryPolicy } from '../../mace/llm/retry.ts';
+import { backoffMs, HttpStatusError, requestedDelayMs, retryPolicy } from '../../mace/llm/retry.ts';
 import { parseReplayTag, replayTag } from '../../mace/llm/types.ts';
 
 describe('backoff', () => {
@@ -22,6 +22,16 @@ describe('backoff', () => {
         ceiling,
       );
     });
+  });
+
+  it("reads the wait a server asks for: Retry-After seconds or date, or Google's retryDelay", () => {
+    const now = Date.parse('2026-11-29T12:00:00Z');
+    assert.equal(requestedDelayMs(new HttpStatusError(429, 'slow down', '7'), now), 7000);
+    assert.equal(requestedDelayMs(new HttpStatusError(429, 'slow down', 'Sun, 29 Nov 2026 12:00:30 GMT'), now), 30_000);
+    assert.equal(requestedDelayMs(new HttpStatusError(429, 'slow down', 'Sun, 29 Nov 2026 11:00:00 GMT'), now), 0);
+    assert.equal(requestedDelayMs(new Error('{"error":{"details":[{"retryDelay": "2.5s"}]}}')), 2500);
+    assert.equal(requestedDelayMs(new HttpStatusError(503, 'busy', null)), undefined);
+    assert.equal(requestedDelayMs(new HttpStatusError(429, 'busy', 'soon')), undefined);
   });
 });
 
