@@ -285,19 +285,16 @@ async function iterate(state: LoopState, commits: { last: Promise<void> }): Prom
       onTask: (result) => state.events?.onTask?.(iteration, result),
     };
     const results = await integrateParallel(tasks, checkouts, ctx);
-    const finishedAt = new Date();
     // The iteration's row commits with everything recorded since it began (LLM calls, plan checks,
-    // the fast path, step results, and the failure analysis below): one commit per iteration.
-    // The iteration commits while the next one plans and builds (a commit is tens of milliseconds, a
-    // build seconds to minutes); each commit first waits for the one before, which surfaces a failed
-    // commit one iteration late. A crash loses at most the iteration committing and the one in flight.
+    // the fast path, step results, and the failure analysis below, whose narrowing probes are real
+    // builds and count in its time): one commit per iteration. It commits while the next iteration
+    // plans and builds (a commit is tens of milliseconds, a build seconds to minutes); each commit
+    // first waits for the one before, which surfaces a failed commit one iteration late. A crash
+    // loses at most the iteration committing and the one in flight.
     const record = async (usd: number) => {
+      const finishedAt = new Date();
       await commits.last;
-      commits.last = commitIteration(usd);
-      commits.last.catch(() => undefined);
-    };
-    const commitIteration = (usd: number) =>
-      recordIteration(store, {
+      commits.last = recordIteration(store, {
         runId,
         iteration,
         tasks: results.map(taskRecord),
@@ -308,6 +305,8 @@ async function iterate(state: LoopState, commits: { last: Promise<void> }): Prom
         plan: tasks,
         feedback,
       });
+      commits.last.catch(() => undefined);
+    };
 
     if (!results.length) {
       await record(llm.totals().usd - usdBefore);
