@@ -8,20 +8,12 @@ import { verifyChecksums } from './openpiton/workloads.ts';
 import { projectProvenance } from './provenance.ts';
 import type { LoopOptions, MaceSpec, RunStatus } from './spec.ts';
 import type { Store } from './store/store.ts';
-import { startRun } from './store/writers.ts';
+import { startRun, type NewRun } from './store/writers.ts';
 
-/** Who a run is, for the harness: recorded in the runs table. */
-export interface RunLabels {
-  readonly method?: string;
-  readonly task?: string | null;
-  readonly repeat?: number | null;
-  readonly seed?: number | null;
-  readonly jobKey?: string | null;
-  readonly suiteHash?: string | null;
-  readonly fault?: string | null;
-  /** Extra provenance and labels merged into runs.meta. */
+/** Who a run is, for the harness: recorded in the runs table (meta is merged with the provenance). */
+export type RunLabels = Pick<NewRun, 'method' | 'task' | 'repeat' | 'seed' | 'jobKey' | 'suiteHash' | 'fault'> & {
   readonly meta?: Readonly<Record<string, unknown>>;
-}
+};
 
 export interface RunStart {
   readonly runId: string;
@@ -33,26 +25,20 @@ export interface RunStart {
   readonly model: string | null;
 }
 
-/** Record the run as `running` (method `mace` unless the labels say otherwise). */
+/** Record the run as `running` (startRun makes it method `mace` unless the labels say otherwise). */
 export async function recordRunStart(store: Store, start: RunStart): Promise<void> {
   const { spec, labels } = start;
   await startRun(store, {
+    ...labels,
     runId: start.runId,
     objective: spec.objective,
     core: spec.core,
     mesh: spec.target_mesh,
     workloads: spec.workloads,
-    method: labels.method ?? 'mace',
-    task: labels.task ?? null,
-    repeat: labels.repeat ?? null,
-    seed: labels.seed ?? null,
     spec,
     options: start.options,
     backend: start.backend,
     model: start.model,
-    suiteHash: labels.suiteHash ?? null,
-    jobKey: labels.jobKey ?? null,
-    fault: labels.fault ?? null,
     meta: { ...projectProvenance(), ...(labels.meta ?? {}) },
   });
 }

@@ -81,6 +81,13 @@ describe('mace suite run', () => {
     assert.match(out, /--- ran 4, skipped 0 already done, 0 errors/);
     assert.match(out, /# MACE-TS report/);
     assert.match(out, /\| mace \| reference \|/);
+    // The figures beside the database, drawn from the same analysis.
+    assert.match(out, /figures: \d+ written to runs\/small-figures\//);
+    const figures = JSON.parse(readFileSync(join(dir, 'runs/small-figures/figures.json'), 'utf8')) as {
+      figures: { name: string }[];
+    };
+    assert.ok(figures.figures.some((f) => f.name === 'pass_rate'), 'the pass-rate figure is among them');
+    assert.ok(existsSync(join(dir, 'runs/small-figures/pass_rate.png')));
   });
 
   it('runs no job when run again, and the status says the sweep finished', async () => {
