@@ -148,7 +148,8 @@ function warnings(
   kinds: ReadonlyMap<string, MethodKind>,
 ): string[] {
   const out: string[] = [];
-  if (!kinds.has(settings.reference)) {
+  const bringUp = [...kinds.values()].some((kind) => kind !== 'codesign');
+  if (bringUp && !kinds.has(settings.reference)) {
     out.push(`No ${settings.reference} runs: nothing is compared against the reference method.`);
   }
   const few = compared.filter((c) => c.test.n < MIN_TASKS_FOR_SIGNIFICANCE);

@@ -22,6 +22,8 @@ export interface CodesignSearch {
   readonly best_sim_time: number | null;
   /** Best feasible sim_time after each simulated design; null until the first feasible one. */
   readonly curve: readonly (number | null)[];
+  /** Every simulated design that passed: its cache area and finish time. */
+  readonly passed: readonly { readonly area_um2: number | null; readonly sim_time: number }[];
 }
 
 export interface CodesignSummary {
@@ -70,6 +72,7 @@ export function codesignSearches(
         feasible: simulated.filter((p) => p.feasible).length,
         best_sim_time: best,
         curve,
+        passed: simulated.flatMap((p) => (p.sim_time === null ? [] : [{ area_um2: p.area_um2, sim_time: p.sim_time }])),
       };
     });
 }

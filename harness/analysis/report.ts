@@ -93,8 +93,8 @@ export function renderMarkdown(analysis: Analysis): string {
           { key: 'usd_per_pass', title: '$ per pass', decimals: 4 },
         ]),
     );
+    sections.push(againstReference(analysis));
   }
-  sections.push(againstReference(analysis));
   const ablations = analysis.comparisons.filter((c) => c.changes.length);
   if (ablations.length) {
     sections.push(

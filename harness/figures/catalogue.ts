@@ -16,7 +16,7 @@ import {
   type RunTimeline,
 } from '../analysis/index.ts';
 import { ablationFigure, recoveryFigure } from './comparisons.ts';
-import { codesignFigure } from './codesign.ts';
+import { codesignFigure, codesignParetoFigure } from './codesign.ts';
 import { completeSpec, type Figure, type Skipped } from './figure.ts';
 import { costFigure, passRateFigure, timeToPassFigure } from './methods.ts';
 import { renderFigure, type FigureFormat } from './render.ts';
@@ -49,6 +49,7 @@ export const FIGURES = {
   plan_replay: (i: FigureInputs) => planReplayFigure(i.analysis, i.planSavings),
   timeline: (i: FigureInputs) => timelineFigure(i.timeline),
   codesign: (i: FigureInputs) => codesignFigure(i.analysis),
+  codesign_pareto: (i: FigureInputs) => codesignParetoFigure(i.analysis),
 } as const satisfies Record<string, (inputs: FigureInputs) => Figure | Skipped>;
 
 export type FigureName = keyof typeof FIGURES;

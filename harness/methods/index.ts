@@ -4,6 +4,7 @@
  */
 import { optionAblations } from './ablations.ts';
 import { buildCheck } from './build-check.ts';
+import { codesignMethods } from './codesign.ts';
 import { expert } from './expert.ts';
 import { faultMethods } from './faults.ts';
 import { mace } from './mace.ts';
@@ -14,12 +15,19 @@ import type { Method } from './types.ts';
 
 export type { Method, MethodContext, MethodOutcome, MethodTask } from './types.ts';
 
-/** In the order `mace suite run --help` lists them: MACE, the baselines, the ablations, the faults. */
+/** In the order `mace suite run --help` lists them: MACE, the baselines, the ablations, the faults, the searches. */
 export const METHODS: ReadonlyMap<string, Method> = new Map(
-  [mace, expert, oneShot, retryAgent, buildCheck, oneCheckout, ...optionAblations, ...faultMethods].map((m) => [
-    m.name,
-    m,
-  ]),
+  [
+    mace,
+    expert,
+    oneShot,
+    retryAgent,
+    buildCheck,
+    oneCheckout,
+    ...optionAblations,
+    ...faultMethods,
+    ...codesignMethods,
+  ].map((m) => [m.name, m]),
 );
 
 /** The ablations: the loop with one part changed (every LoopOptions field has one) and one_checkout. */

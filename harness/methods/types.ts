@@ -10,6 +10,7 @@ import type { LoopEvents, RunLabels } from '../../mace/orchestrator.ts';
 import type { LoopOptions, MaceSpec, RunStatus, Task } from '../../mace/spec.ts';
 import type { Store } from '../../mace/store/store.ts';
 import type { SeededFault } from '../faults/seeded.ts';
+import type { CodesignEntry } from '../suite/schema.ts';
 
 /** The part of a suite task a method reads. */
 export interface MethodTask {
@@ -19,6 +20,8 @@ export interface MethodTask {
   readonly spec: MaceSpec;
   /** The expert configuration as a config task (B0's design, and what fault checks break). */
   readonly expert: Task;
+  /** A co-design task's search: its space, grid, budgets; null for a bring-up task. */
+  readonly codesign: CodesignEntry | null;
 }
 
 export interface MethodContext {

@@ -7,7 +7,6 @@
 import { configForTask } from '../../mace/design.ts';
 import { EditPathError, editablePath } from '../../mace/openpiton/edits.ts';
 import { wayViolations } from '../../mace/openpiton/config.ts';
-import { CACHE_NAMES, DEFAULT_CACHES, type CacheName } from '../../mace/openpiton/geometry.ts';
 import type { LlmSpec } from '../../mace/llm/spec.ts';
 import {
   BudgetSchema,
@@ -21,12 +20,12 @@ import {
 import type { SourceEdit } from '../faults/source.ts';
 import { METHODS, type Method, type MethodTask } from '../methods/index.ts';
 import type { Path, Problem } from './locate.ts';
-import type { CheckoutsSection, CodesignEntry, OptionsOverride, SuiteFile, TaskEntry } from './schema.ts';
+import { checkCodesign } from './codesign.ts';
+import type { CheckoutsSection, OptionsOverride, SuiteFile, TaskEntry } from './schema.ts';
 
 export interface SuiteTask extends MethodTask {
   readonly verified: boolean;
   readonly sourceFault: readonly SourceEdit[] | null;
-  readonly codesign: CodesignEntry | null;
   /** Where the entry stands in the file's tasks list. */
   readonly index: number;
 }
@@ -187,56 +186,4 @@ function expertTask(entry: TaskEntry, spec: MaceSpec, at: Path, emit: Emit): Tas
     return undefined;
   }
   return task;
-}
-
-const KNOB = /^(l1i|l1d|l15|l2)_(size|assoc)$/;
-
-/** The grid must lie inside the space, keep the way rule, fit the simulations, and use the crossbar only on one row. */
-function checkCodesign(codesign: CodesignEntry, spec: MaceSpec, at: Path, emit: Emit): void {
-  const space = codesign.space as Partial<Record<CacheName, { sizes: number[]; assocs: number[] }>> & {
-    networks: string[];
-  };
-  if (space.networks.includes('xbar_config') && spec.target_mesh[1] !== 1)
-    emit([...at, 'space', 'networks'], 'xbar_config needs a mesh of one row (the crossbar has one port per column)');
-  let designs = 1;
-  const axes: Partial<Record<CacheName, { size: number[]; assoc: number[] }>> = {};
-  for (const [knob, values] of Object.entries(codesign.grid)) {
-    const where: Path = [...at, 'grid', knob];
-    designs *= values.length;
-    if (knob === 'network') {
-      const bad = values.filter((v) => !space.networks.includes(String(v)));
-      if (bad.length) emit(where, `${bad.join(', ')} not in space.networks (${space.networks.join(', ')})`);
-      continue;
-    }
-    const match = KNOB.exec(knob);
-    if (!match) {
-      emit(
-        where,
-        `unknown knob ${knob}; knobs are <cache>_size, <cache>_assoc (caches ${CACHE_NAMES.join(', ')}) and network`,
-      );
-      continue;
-    }
-    const [, cache, what] = match as unknown as [string, CacheName, 'size' | 'assoc'];
-    const allowed = space[cache]?.[what === 'size' ? 'sizes' : 'assocs'];
-    const bad = values.filter((v) => typeof v !== 'number' || (allowed ? !allowed.includes(v) : true));
-    if (bad.length)
-      emit(
-        where,
-        allowed
-          ? `${bad.join(', ')} not in space.${cache}.${what === 'size' ? 'sizes' : 'assocs'} (${allowed.join(', ')})`
-          : `space has no ${cache} axis for the grid to draw from`,
-      );
-    (axes[cache] ??= { size: [], assoc: [] })[what] = values as number[];
-  }
-  if (designs > codesign.simulations)
-    emit([...at, 'grid'], `the grid holds ${designs} designs, more than simulations (${codesign.simulations})`);
-  if (spec.core === 'ariane') {
-    const ways = (cache: CacheName) => axes[cache]?.assoc ?? [DEFAULT_CACHES[cache][1]];
-    const l15 = Math.min(...ways('l15'));
-    for (const cache of ['l1d', 'l1i'] as const) {
-      const worst = Math.max(...ways(cache));
-      if (worst > l15)
-        emit([...at, 'grid'], `the grid holds a design whose ${cache} has ${worst} ways, more than the L1.5's ${l15}`);
-    }
-  }
 }

@@ -456,8 +456,8 @@ export interface EvaluationRecord {
   readonly rejected: string;
 }
 
-export async function recordEvaluation(store: Store, e: EvaluationRecord): Promise<void> {
-  await store.write((tx) =>
+export async function recordEvaluation(store: Store, e: EvaluationRecord, when: When = 'now'): Promise<void> {
+  await persist(store, when, (tx) =>
     tx.insert('evaluations', {
       run_id: e.runId,
       idx: e.idx,

@@ -231,6 +231,40 @@ describe('a malformed suite file', () => {
       ),
       /bad\.yaml:17:\d+: tasks\[0\]\.codesign\.grid\.l2_size: 65536 not in space\.l2\.sizes \(32768\)/,
     ],
+    [
+      'a co-design geometry that is not whole sets',
+      good.replace(
+        '    verified: true\n',
+        '    verified: true\n    codesign: { space: { l2: { sizes: [65536], assocs: [3] } }, grid: { l2_assoc: [3] } }\n',
+      ),
+      /tasks\[0\]\.codesign\.space\.l2: l2 65536,3 is not a whole power-of-two number of 3-way sets of 64-byte lines/,
+    ],
+    [
+      'a co-design grid larger than its simulation budget',
+      good.replace(
+        '    verified: true\n',
+        '    verified: true\n    codesign: { simulations: 2, space: { l2: { sizes: [32768, 65536, 131072], assocs: [4] } }, grid: { l2_size: [32768, 65536, 131072] } }\n',
+      ),
+      /tasks\[0\]\.codesign\.grid: the grid holds 3 designs, more than simulations \(2\)/,
+    ],
+    [
+      'the crossbar on a mesh of more than one row',
+      good.replace(
+        '    verified: true\n',
+        '    verified: true\n    codesign: { space: { networks: [2dmesh_config, xbar_config] }, grid: { network: [xbar_config] } }\n',
+      ),
+      /tasks\[0\]\.codesign\.space\.networks: xbar_config needs a mesh of one row/,
+    ],
+    [
+      "a co-design grid against Ariane's way rule",
+      suiteText({
+        methods: '[codesign_grid]',
+        tasks:
+          ARIANE_TASK +
+          '\n    codesign: { space: { l1d: { sizes: [8192], assocs: [4, 8] } }, grid: { l1d_assoc: [4, 8] } }\n',
+      }),
+      /tasks\[0\]\.codesign\.grid: the grid holds l15=8192,4 l1d=8192,8 l1i=16384,4 l2=65536,4 network=2dmesh_config, whose l1d has 8 ways, more than the L1\.5's 4/,
+    ],
     ['wrong version', good.replace('version: 1', 'version: 2'), /bad\.yaml:1:10: version: version must be 1/],
     [
       'bad LLM backend',

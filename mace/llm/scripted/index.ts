@@ -17,6 +17,7 @@ import {
   type MistakeRates,
 } from './policies.ts';
 import { seeded, seedFrom } from './random.ts';
+import { proposeReply } from './proposer.ts';
 import { readPlannerPrompt } from './reading.ts';
 import { rtlRepair } from './rtl.ts';
 import { adaptTestbench } from './testbench.ts';
@@ -128,6 +129,8 @@ export class ScriptedBackend implements LlmBackend {
         return triageReply(request.prompt);
       case 'post_mortem':
         return postMortemReply(request.prompt);
+      case 'propose':
+        return proposeReply(request.prompt, random);
       case 'ping':
         return 'pong';
       default:
