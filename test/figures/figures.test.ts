@@ -198,6 +198,29 @@ function checkAgainstReport(
           s.curve.filter((b) => b !== null),
         );
       }
+    } else if (name === 'codesign_pareto') {
+      const rows = datasets.designs!;
+      const designs = rows.filter((p) => p.kind === 'design');
+      for (const s of r.codesign.searches.filter((x) => !x.replaced))
+        assert.deepEqual(
+          designs.filter((p) => p.run_id === s.run_id).map((p) => [p.area_um2, p.sim_time]),
+          s.passed.filter((p) => p.area_um2 !== null).map((p) => [p.area_um2, p.sim_time]),
+        );
+      const front = rows.filter((p) => p.kind === 'front');
+      assert.ok(front.length > 0);
+      const beats = (a: (typeof rows)[number], b: (typeof rows)[number]) =>
+        a.task === b.task &&
+        Number(a.area_um2) <= Number(b.area_um2) &&
+        Number(a.sim_time) <= Number(b.sim_time) &&
+        (a.area_um2 !== b.area_um2 || a.sim_time !== b.sim_time);
+      // The front is exactly the designs no other design beats on both area and time.
+      for (const f of front) assert.ok(!designs.some((d) => beats(d, f)), `front point ${f.area_um2} is beaten`);
+      for (const d of designs)
+        assert.ok(
+          front.some((f) => f.task === d.task && f.area_um2 === d.area_um2 && f.sim_time === d.sim_time) ||
+            designs.some((e) => beats(e, d)),
+          `design ${d.area_um2},${d.sim_time} is neither on the front nor beaten`,
+        );
     } else {
       assert.fail(`no check for figure ${name}: add one`);
     }
