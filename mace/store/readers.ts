@@ -292,6 +292,35 @@ export async function failureTaxonomy(store: Store, runId?: string): Promise<Tax
   );
 }
 
+export interface EvaluationRow {
+  readonly idx: number;
+  readonly round: number;
+  readonly design: { readonly caches: Record<string, [number, number]>; readonly network: string };
+  readonly simulated: boolean;
+  readonly passed: boolean;
+  readonly feasible: boolean;
+  readonly sim_time: number | null;
+  readonly area_um2: number | null;
+  readonly area_source: string | null;
+  readonly rejected: string;
+}
+
+/** A co-design run's proposals in the order they were made. */
+export async function runEvaluations(store: Store, runId: string): Promise<EvaluationRow[]> {
+  const rows = await store.read((q) =>
+    q.all<Omit<EvaluationRow, 'design' | 'sim_time'> & { design: string; sim_time: bigint | null }>(
+      `SELECT idx, round, design::VARCHAR AS design, simulated, passed, feasible, sim_time, area_um2, area_source, rejected
+       FROM evaluations WHERE run_id = $1 ORDER BY idx`,
+      [runId],
+    ),
+  );
+  return rows.map((r) => ({
+    ...r,
+    design: JSON.parse(r.design) as EvaluationRow['design'],
+    sim_time: r.sim_time === null ? null : Number(r.sim_time),
+  }));
+}
+
 /** Exposed for tests and the analysis library: run any read-only query. */
 export async function query<T = Record<string, unknown>>(
   store: Store,

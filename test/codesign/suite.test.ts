@@ -105,6 +105,13 @@ describe('a co-design suite', () => {
         ['codesign_random', 4],
       ],
     );
+    const [grid] = await query<{ run_id: string }>(store, "SELECT run_id FROM runs WHERE method = 'codesign_grid'");
+    const shown = await runCli('results', '--db', db, '--run-id', grid!.run_id);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(
+      shown.stdout,
+      /co-design proposals:\n.*\n.*\n +0 +0 +l15=4096,4 l1d=8192,4 l1i=16384,4 l2=32768,4 network=2dmesh_config +feasible +\d+ +\d+\n +1 +0 +l15=16384,4 /,
+    );
     const markdown = await runCli('report', db, '--resamples', '200');
     assert.match(markdown.stdout, /## Co-design searches\n\n\| task \| method \| searches \| best_sim_time/);
 

@@ -1,6 +1,15 @@
 import { Option, type Command } from 'commander';
 import { InputError } from '../../../mace/errors.ts';
-import { failureTaxonomy, listRuns, runSummary, runTrace, getRun } from '../../../mace/store/readers.ts';
+import {
+  failureTaxonomy,
+  getRun,
+  listRuns,
+  runEvaluations,
+  runSummary,
+  runTrace,
+} from '../../../mace/store/readers.ts';
+import { describeDesign, designOf } from '../../../mace/codesign/design.ts';
+import type { CacheName, Network } from '../../../mace/openpiton/geometry.ts';
 import { Store } from '../../../mace/store/store.ts';
 import { textTable } from '../../format/table.ts';
 import { positiveInt } from '../args.ts';
@@ -58,12 +67,13 @@ async function showResults(options: ResultsOptions, ctx: CommandContext): Promis
       else io.out(renderTrace(trace));
       return;
     }
-    const [summary, taxonomy] = await Promise.all([
+    const [summary, taxonomy, evaluations] = await Promise.all([
       runSummary(store, options.runId),
       failureTaxonomy(store, options.runId),
+      runEvaluations(store, options.runId),
     ]);
     if (options.json) {
-      printJson(io, { run, summary, failure_taxonomy: taxonomy });
+      printJson(io, { run, summary, failure_taxonomy: taxonomy, evaluations });
       return;
     }
     io.out(`run ${run.run_id}  ${run.core} ${run.x_tiles}x${run.y_tiles}  ${run.status}`);
@@ -85,6 +95,7 @@ async function showResults(options: ResultsOptions, ctx: CommandContext): Promis
         ? `\nfailures by diagnosis:\n${textTable(taxonomy, [{ key: 'diagnosis' }, { key: 'count' }, { key: 'recovered' }])}`
         : '\nno failures recorded',
     );
+    if (evaluations.length) io.out(`\nco-design proposals:\n${renderEvaluations(evaluations)}`);
     return;
   }
 
@@ -128,5 +139,34 @@ async function showResults(options: ResultsOptions, ctx: CommandContext): Promis
   const usd = runs.reduce((sum, r) => sum + r.compute_usd, 0);
   io.out(
     `\n${passed} of ${runs.length} run(s) passed; ${time.toFixed(1)} s of execution; $${usd.toFixed(4)} of LLM calls`,
+  );
+}
+
+function renderEvaluations(rows: Awaited<ReturnType<typeof runEvaluations>>): string {
+  return textTable(
+    rows.map((e) => ({
+      idx: e.idx,
+      round: e.round,
+      design: describeDesign(
+        designOf(e.design.caches as Partial<Record<CacheName, [number, number]>>, e.design.network as Network),
+      ),
+      outcome: e.simulated
+        ? e.feasible
+          ? 'feasible'
+          : e.passed
+            ? 'passed, over budget'
+            : 'failed'
+        : `rejected: ${e.rejected}`,
+      finish: e.sim_time,
+      area_um2: e.area_um2,
+    })),
+    [
+      { key: 'idx' },
+      { key: 'round' },
+      { key: 'design' },
+      { key: 'outcome' },
+      { key: 'finish' },
+      { key: 'area_um2', decimals: 0 },
+    ],
   );
 }
