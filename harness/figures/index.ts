@@ -36,7 +36,7 @@ export {
   type RenderedFigure,
 } from './render.ts';
 export { ablationFigure, recoveryFigure } from './comparisons.ts';
-export { codesignFigure } from './codesign.ts';
+export { codesignFigure, codesignParetoFigure } from './codesign.ts';
 export { costFigure, passRateFigure, timeToPassFigure } from './methods.ts';
 export { planReplayFigure } from './replay.ts';
 export { timelineFigure } from './run.ts';

@@ -17,8 +17,6 @@ export const NOTEBOOKS_DIR = join(PROJECT_ROOT, 'notebooks');
 /** Debian's Python, which has jupyter, nbconvert and ipykernel; MACE_JUPYTER_PYTHON overrides it. */
 export const JUPYTER_PYTHON = process.env.MACE_JUPYTER_PYTHON || '/usr/bin/python3';
 export const TSLAB_BINARY = join(PROJECT_ROOT, 'node_modules', '.bin', 'tslab');
-/** The database the committed outputs are computed from. */
-export const REFERENCE_DB = join(PROJECT_ROOT, 'results', 'quickstart.duckdb');
 /** Longest a single cell may run. */
 const CELL_TIMEOUT_S = 300;
 
@@ -118,7 +116,7 @@ function kernelHome(): string {
   return home;
 }
 
-async function execute(path: string, db: string, home: string): Promise<NotebookResult> {
+async function execute(path: string, db: string | undefined, home: string): Promise<NotebookResult> {
   const out = join(home, 'out');
   const started = performance.now();
   const result = await execa(
@@ -139,7 +137,7 @@ async function execute(path: string, db: string, home: string): Promise<Notebook
       reject: false,
       all: true,
       cwd: NOTEBOOKS_DIR,
-      env: { JUPYTER_PATH: home, MACE_DB: db, PYDEVD_DISABLE_FILE_VALIDATION: '1' },
+      env: { JUPYTER_PATH: home, PYDEVD_DISABLE_FILE_VALIDATION: '1', ...(db ? { MACE_DB: db } : {}) },
     },
   );
   if (result.exitCode !== 0) {
@@ -154,6 +152,7 @@ async function execute(path: string, db: string, home: string): Promise<Notebook
 }
 
 export interface RunOptions {
+  /** The database every notebook reads (MACE_DB); left out, each reads its own reference database. */
   readonly db?: string;
   readonly notebooks?: readonly string[];
   /** Notebooks run at once (each is its own kernel process). */
@@ -162,12 +161,12 @@ export interface RunOptions {
 }
 
 /**
- * Execute notebooks headless against a database (default: the reference database); the first cell
+ * Execute notebooks headless against a database (default: each notebook's reference database); the first cell
  * error rejects with NotebookFailed and starts no further notebook.
  * @example const results = await runNotebooks({ db: 'runs/ablations.duckdb' });
  */
 export async function runNotebooks(options: RunOptions = {}): Promise<NotebookResult[]> {
-  const db = resolve(options.db ?? REFERENCE_DB);
+  const db = options.db === undefined ? undefined : resolve(options.db);
   const queue = [...(options.notebooks ?? notebookPaths())];
   const results: NotebookResult[] = [];
   const home = kernelHome();

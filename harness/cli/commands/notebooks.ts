@@ -4,7 +4,6 @@ import type { Command } from 'commander';
 import {
   JUPYTER_PYTHON,
   NOTEBOOKS_DIR,
-  REFERENCE_DB,
   NotebookFailed,
   firstDifference,
   installKernel,
@@ -42,10 +41,11 @@ Examples:
   notebooks
     .command('run')
     .description(
-      'Execute every notebook headless (nbconvert) against a database; stops at the first cell error. ' +
-        'Against the reference database the outputs replace the committed ones, unless --check or --out',
+      'Execute every notebook headless (nbconvert); stops at the first cell error. Without --db each reads ' +
+        'its reference database (results/codesign.duckdb for codesign, results/quickstart.duckdb for the rest) ' +
+        'and the outputs replace the committed ones, unless --check or --out',
     )
-    .option('--db <path>', 'the database the notebooks read (default: results/quickstart.duckdb)')
+    .option('--db <path>', 'the database every notebook reads (default: each its reference database)')
     .option('--out <dir>', 'write the executed notebooks here instead of over the committed ones')
     .option('--check', 'write nothing; fail if any output differs from the committed notebook')
     .option('--only <names>', 'comma-separated notebook names (e.g. overview,costs)')
@@ -78,7 +78,7 @@ async function setup(flags: { user?: boolean }, ctx: CommandContext): Promise<vo
       '',
       'The TypeScript kernel is registered. Open the notebooks with:',
       `  jupyter notebook ${NOTEBOOKS_DIR}`,
-      'Each reads results/quickstart.duckdb unless MACE_DB names another database, e.g.',
+      'Each reads its reference database under results/ unless MACE_DB names another database, e.g.',
       `  MACE_DB=runs/ablations.duckdb jupyter notebook ${NOTEBOOKS_DIR}`,
       'Figures show as SVG everywhere; JupyterLab and VS Code also render their Vega-Lite specs.',
     ].join('\n'),
@@ -99,7 +99,7 @@ async function run(flags: RunFlags, ctx: CommandContext): Promise<void> {
   if (unknown.length || !paths.length) {
     throw new CommandFailed(`no notebook named ${unknown.join(', ') || '(none)'} in ${NOTEBOOKS_DIR}`);
   }
-  const db = resolve(flags.db ?? REFERENCE_DB);
+  const db = flags.db === undefined ? undefined : resolve(flags.db);
   const started = performance.now();
   let results;
   try {
@@ -121,7 +121,7 @@ async function run(flags: RunFlags, ctx: CommandContext): Promise<void> {
     } else if (flags.out) {
       mkdirSync(flags.out, { recursive: true });
       writeFileSync(join(flags.out, result.notebook), result.executed);
-    } else if (!flags.db || db === REFERENCE_DB) {
+    } else if (!db) {
       writeFileSync(committedPath, result.executed);
     }
   }
@@ -132,7 +132,7 @@ async function run(flags: RunFlags, ctx: CommandContext): Promise<void> {
     );
   }
   ctx.io.out(
-    `${results.length} notebook(s) ran against ${db} in ${seconds} s` +
+    `${results.length} notebook(s) ran against ${db ?? 'their reference databases'} in ${seconds} s` +
       (flags.check ? '; outputs match the committed ones' : flags.out ? `; written to ${flags.out}` : ''),
   );
 }
