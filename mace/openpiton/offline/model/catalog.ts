@@ -8,6 +8,8 @@
  * beside it; the timing model derives everything else from them.
  */
 
+import { TIME_PER_CYCLE } from './constants.ts';
+
 export type Isa = 'rv32' | 'rv64' | 'sparc';
 
 /**
@@ -38,8 +40,18 @@ export interface MemoryUse {
   readonly l15DriftBelow: number;
   /** Measured cycles saved per doubling of the L1.5 above 8 KB when the data still does not fit. */
   readonly l15DriftAbove: number;
-  /** Measured cycles an 8-way L1.5 saves (its 4-way index math gives some extra reuse). */
+  /**
+   * Measured cycles an L1.5 of more than 4 ways saves at the default size (memwalk16k.S: its 4-way
+   * index math gives some extra reuse); negative where the wider L1.5 was slower (matmul_rv32.S).
+   */
   readonly l15WideWaySaving: number;
+  /**
+   * Measured cycles an L1.5 that holds the data saves; without it, l15Lines × (passes − 1) at the
+   * per-line saving memwalk16k.S measured.
+   */
+  readonly l15FitSaving?: number;
+  /** Every hart walks data of its own (not one shared array), so the mesh's L2 must hold tiles × l2Lines. */
+  readonly perHart?: boolean;
 }
 
 export interface Program {
@@ -56,6 +68,11 @@ export interface Program {
   readonly measured?: Readonly<Record<string, number>>;
   /** Estimated per-hart cycles after the core's boot on a 1x1 default build, for programs that are neither measured nor ISA tests. */
   readonly estimatedWork?: number;
+  /**
+   * The PicoRV32 program (same algorithm, same data) whose measured cycles this one's are scaled
+   * from, for a program never measured on its own core.
+   */
+  readonly scaledFrom?: string;
   /** Extra cycles per additional tile: barrier and shared-data traffic of the gate programs (an estimate). */
   readonly syncPerTile?: number;
   readonly memory?: MemoryUse;
@@ -277,6 +294,55 @@ function gatePrograms(): Program[] {
   );
 }
 
+/**
+ * matmul_rv32.S and matmul_rv64.S (workloads/): every hart multiplies its own 2x48 by 48x48 integer
+ * matrices. A hart's L1.5 footprint is 624 data lines, 41 code lines (PicoRV32 fetches through the
+ * L1.5) and the shared roll-call word; its L2 footprint 156 lines; B is walked four times (the fill,
+ * once per row of C, the check). PicoRV32 times are the real rows p11-matmul and p22-*-matmul; the
+ * Ariane version is scaled from them (never run on Ariane).
+ */
+const MATMUL_2X2: Readonly<Record<'default' | 'l15_4096x4' | 'l15_16384x4' | 'l15_8192x8', number>> = {
+  default: 288_564_250,
+  l15_4096x4: 329_633_250,
+  l15_16384x4: 266_898_250,
+  l15_8192x8: 289_946_250,
+};
+
+/** Cycles between two of the measured 2x2 times. */
+const matmulCycles = (slower: keyof typeof MATMUL_2X2, faster: keyof typeof MATMUL_2X2): number =>
+  (MATMUL_2X2[slower] - MATMUL_2X2[faster]) / TIME_PER_CYCLE;
+
+const MATMUL_MEMORY: MemoryUse = {
+  l15Lines: 666,
+  l2Lines: 156,
+  passes: 4,
+  l15DriftBelow: matmulCycles('l15_4096x4', 'default'),
+  l15DriftAbove: 0,
+  l15WideWaySaving: matmulCycles('default', 'l15_8192x8'),
+  l15FitSaving: matmulCycles('default', 'l15_16384x4'),
+  perHart: true,
+};
+
+const MATMUL: Program[] = [
+  {
+    name: 'matmul_rv32.S',
+    isa: 'rv32',
+    kind: 'gate',
+    measured: { '1x1': 283_868_750, '2x2': MATMUL_2X2.default },
+    memory: MATMUL_MEMORY,
+    goodTrap: 0x4000_029c,
+    badTrap: 0x4000_0298,
+  },
+  {
+    name: 'matmul_rv64.S',
+    isa: 'rv64',
+    kind: 'gate',
+    scaledFrom: 'matmul_rv32.S',
+    memory: MATMUL_MEMORY,
+    ...traps(ARIANE_BASE, 40),
+  },
+];
+
 /** hello_world.c: the adapter reference's run_pass_sim.log fixture ends at 179911750 (1x1). */
 const HELLO: Program = {
   name: 'hello_world.c',
@@ -308,6 +374,7 @@ export const CATALOG: readonly Program[] = [
   ...arianeTests(),
   ...MEMWALKS,
   ...gatePrograms(),
+  ...MATMUL,
   HELLO,
   ...SPARC,
 ];

@@ -31,9 +31,21 @@ const MESH_2X2 = (() => {
   return { a: a4 - b * a1, b };
 })();
 
-function meshScale(tiles: number): { a: number; b: number } {
+function meshScale(tiles: number, b4 = MESH_2X2.b): { a: number; b: number } {
   const k = ((tiles - 1) / 3) ** MESH_EXPONENT;
-  return { a: MESH_2X2.a * k, b: 1 + (MESH_2X2.b - 1) * k };
+  return { a: MESH_2X2.a * k, b: 1 + (b4 - 1) * k };
+}
+
+/**
+ * A program's own b(4), solved from its 1x1 and 2x2 times where both were measured (addi.S and
+ * memwalk16k.S give MESH_2X2.b itself; matmul_rv32.S, whose misses are a small share of its time,
+ * 1.0036), else MESH_2X2.b. A program scaled from another takes that one's.
+ */
+function programMeshB(program: Program): number {
+  const source = program.scaledFrom ? findProgram(program.scaledFrom)! : program;
+  const m = source.measured;
+  if (m?.['1x1'] === undefined || m['2x2'] === undefined) return MESH_2X2.b;
+  return (eventCycles(m['2x2']) - MESH_2X2.a) / eventCycles(m['1x1']);
 }
 
 /** PicoRV32's cycles from reset to the first test case: an assumption (no run isolates it). */
@@ -87,8 +99,16 @@ function measuredBase(program: Program): number {
   return (eventCycles(m['2x2']!) - a) / b;
 }
 
+/** A core's cycles per PicoRV32 cycle of straight-line work: the ratio of their measured ALU per-case costs. */
+function coreSpeedRatio(core: ModelCore): number {
+  return perTest(core, 'alu') / PICO_PER_TEST.alu;
+}
+
 /** Per-hart cycles of a program on one tile of a default build. */
 export function baseCycles(program: Program, core: ModelCore): number {
+  // A program measured only as its PicoRV32 twin: the twin's work after boot at this core's speed.
+  if (program.scaledFrom)
+    return bootCycles(core) + (baseCycles(findProgram(program.scaledFrom)!, 'pico') - PICO_BOOT) * coreSpeedRatio(core);
   if (program.measured && (program.measured['1x1'] !== undefined || program.measured['2x2'] !== undefined))
     return measuredBase(program);
   if (program.tests !== undefined && program.testClass)
@@ -140,10 +160,12 @@ export function cacheCycles(program: Program, design: Design): number {
   const mem = program.memory;
   if (!mem) return cycles;
   // L2 slices are address-interleaved across tiles: the data stays when it fits in all of them.
-  if (mem.l2Lines * 64 > tileCount(design) * l2[0]) cycles += mem.l2Lines * (mem.passes - 1) * L2_MISS_CYCLES;
+  const tiles = tileCount(design);
+  const meshLines = mem.perHart ? mem.l2Lines * tiles : mem.l2Lines;
+  if (meshLines * 64 > tiles * l2[0]) cycles += mem.l2Lines * (mem.passes - 1) * L2_MISS_CYCLES;
   const [size, ways] = l15;
   const fits = mem.l15Lines * L15_LINE <= size;
-  const fitSaving = fits ? mem.l15Lines * (mem.passes - 1) * L15_HIT_CYCLES : 0;
+  const fitSaving = fits ? (mem.l15FitSaving ?? mem.l15Lines * (mem.passes - 1) * L15_HIT_CYCLES) : 0;
   const waySaving = ways > 4 ? mem.l15WideWaySaving : 0;
   const drift =
     size < DEFAULT_L15_SIZE
@@ -151,7 +173,9 @@ export function cacheCycles(program: Program, design: Design): number {
       : fits
         ? 0
         : -mem.l15DriftAbove * Math.log2(size / DEFAULT_L15_SIZE);
-  cycles += drift - Math.max(fitSaving, waySaving);
+  // Where the data fits, the better of the two savings; elsewhere the ways' measured effect, which
+  // may be a cost (matmul_rv32.S at 8 KB, 8 ways).
+  cycles += drift - (fits ? Math.max(fitSaving, waySaving) : waySaving);
   if (design.core === 'ariane') cycles += arianeL1Cycles(program, design);
   return cycles;
 }
@@ -164,7 +188,7 @@ export function cacheCycles(program: Program, design: Design): number {
 function arianeL1Cycles(program: Program, design: Design): number {
   const mem = program.memory!;
   const fitsL1d = mem.l15Lines * L15_LINE <= design.caches.l1d[0];
-  return fitsL1d ? 0 : mem.l15Lines * (mem.passes - 1) * L15_HIT_CYCLES;
+  return fitsL1d ? 0 : (mem.l15FitSaving ?? mem.l15Lines * (mem.passes - 1) * L15_HIT_CYCLES);
 }
 
 export interface TileCycles {
@@ -184,7 +208,7 @@ export interface TileCycles {
  */
 export function tileCycles(program: Program, design: Design): TileCycles {
   const tiles = tileCount(design);
-  const { a, b } = meshScale(tiles);
+  const { a, b } = meshScale(tiles, programMeshB(program));
   const work = a + b * baseCycles(program, design.core) + (program.syncPerTile ?? 0) * (tiles - 1);
   const cache = cacheCycles(program, design);
   const last = work + cache;
