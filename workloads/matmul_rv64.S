@@ -10,10 +10,11 @@
 # every tile reaches the good trap (syscalls.c's pass). A failed check calls fail (the bad trap).
 #
 # Why this size: a hart's data is 9.75 KB (A 384 B, B 9216 B, C 384 B), so it fits neither the
-# default 8 KB L1D nor the 8 KB L1.5, but fits 16 KB ones. B is walked four times (the fill, once per
-# row of C, the check), so a cache that holds B turns the last three walks into hits. The mesh's
-# data fits in four 16 KB L2 slices. The matrices live in a 16 KB slot at the top of the hart's own stack (crt.S
-# gives each hart 128 KB), 4 KB aligned and starting 0x300 bytes in, as in the PicoRV32 version.
+# default 8 KB L1D nor the 8 KB L1.5, but fits 16 KB ones. C's columns are taken four apart, so the
+# four words of a B line are used a whole walk of B apart and hit only in a cache that holds B. The
+# mesh's data fits in four 16 KB L2 slices. The matrices live in a 16 KB slot at the top of the
+# hart's own stack (crt.S gives each hart 128 KB), 4 KB aligned and starting 0x300 bytes in, as in
+# the PicoRV32 version.
 #
 # How a hart learns its id and the hart count: sims compiles this with rv64_cc together with
 # OpenPiton's crt.S and syscalls.c, which call main(argc, argv) with argv[0][0] = hart id (mhartid)

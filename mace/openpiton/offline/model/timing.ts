@@ -5,7 +5,7 @@
  * measured sim time converts to cycles and back exactly.
  */
 import { DEFAULT_CACHES } from '../../geometry.ts';
-import { findProgram, type Program, type TestClass } from './catalog.ts';
+import { findProgram, type MemoryUse, type Program, type TestClass } from './catalog.ts';
 import { eventCycles } from './constants.ts';
 import { tileCount, type Design, type ModelCore } from './design.ts';
 
@@ -38,8 +38,8 @@ function meshScale(tiles: number, b4 = MESH_2X2.b): { a: number; b: number } {
 
 /**
  * A program's own b(4), solved from its 1x1 and 2x2 times where both were measured (addi.S and
- * memwalk16k.S give MESH_2X2.b itself; matmul_rv32.S, whose misses are a small share of its time,
- * 1.0036), else MESH_2X2.b. A program scaled from another takes that one's.
+ * memwalk16k.S give MESH_2X2.b itself; matmul_rv32.S, whose misses are a smaller share of its
+ * time, 1.0106), else MESH_2X2.b. A program scaled from another takes that one's.
  */
 function programMeshB(program: Program): number {
   const source = program.scaledFrom ? findProgram(program.scaledFrom)! : program;
@@ -121,7 +121,7 @@ export function baseCycles(program: Program, core: ModelCore): number {
  * (size / (64 B × ways)). Cycles against log2(sets), through the measured points: 128 sets −124
  * (rows p22-l2-32768x4-*, p22-l2-65536x8-*), 256 sets 0 (default), 512 sets +221
  * (p22-l2-131072x4-memwalk16k), 4096 sets +558 (p11-l2-1048576x4-addi); straight lines between them
- * and beyond the ends.
+ * and beyond the ends. A program measured at some of these points on its own uses its values there.
  */
 const L2_SETS_POINTS: ReadonlyArray<readonly [number, number]> = [
   [7, -124],
@@ -130,9 +130,9 @@ const L2_SETS_POINTS: ReadonlyArray<readonly [number, number]> = [
   [12, 558],
 ];
 
-export function l2SetsOffset(size: number, assoc: number): number {
+export function l2SetsOffset(size: number, assoc: number, own: MemoryUse['l2SetsOffsets'] = []): number {
   const x = Math.log2(size / (64 * assoc));
-  const pts = L2_SETS_POINTS;
+  const pts = L2_SETS_POINTS.map(([px, py]) => [px, own.find(([ox]) => ox === px)?.[1] ?? py] as const);
   let i = 0;
   while (i < pts.length - 2 && x > pts[i + 1]![0]) i++;
   const [[x0, y0], [x1, y1]] = [pts[i]!, pts[i + 1]!];
@@ -152,12 +152,17 @@ const L15_HIT_CYCLES = 23_752 / 1024;
 const L15_LINE = 16;
 const DEFAULT_L15_SIZE = DEFAULT_CACHES.l15[0];
 
+/** What an L1.5 that holds the data saves: the program's measured figure, else memwalk16k's per line. */
+function l15FitSaving(mem: MemoryUse): number {
+  return mem.l15FitSaving ?? mem.l15Lines * (mem.passes - 1) * L15_HIT_CYCLES;
+}
+
 /** The cache rules' cycles for one hart (negative saves time). PicoRV32's tile has no L1I or L1D. */
 export function cacheCycles(program: Program, design: Design): number {
   const { l15, l2 } = design.caches;
   // Ariane's long boot hides the L2 clear: a 128 KB L2 left its times unchanged (a11-l2-131072x4-*).
-  let cycles = design.core === 'ariane' ? 0 : l2SetsOffset(l2[0], l2[1]);
   const mem = program.memory;
+  let cycles = design.core === 'ariane' ? 0 : l2SetsOffset(l2[0], l2[1], mem?.l2SetsOffsets);
   if (!mem) return cycles;
   // L2 slices are address-interleaved across tiles: the data stays when it fits in all of them.
   const tiles = tileCount(design);
@@ -165,7 +170,7 @@ export function cacheCycles(program: Program, design: Design): number {
   if (meshLines * 64 > tiles * l2[0]) cycles += mem.l2Lines * (mem.passes - 1) * L2_MISS_CYCLES;
   const [size, ways] = l15;
   const fits = mem.l15Lines * L15_LINE <= size;
-  const fitSaving = fits ? (mem.l15FitSaving ?? mem.l15Lines * (mem.passes - 1) * L15_HIT_CYCLES) : 0;
+  const fitSaving = fits ? l15FitSaving(mem) : 0;
   const waySaving = ways > 4 ? mem.l15WideWaySaving : 0;
   const drift =
     size < DEFAULT_L15_SIZE
@@ -183,12 +188,21 @@ export function cacheCycles(program: Program, design: Design): number {
 /**
  * Ariane's L1D and L1I (write-through, private): a pass whose data no longer fits the L1D goes to
  * the L1.5 for every line. Never measured (the riscv-tests touch a few lines): an extrapolation that
- * uses the L1.5's measured per-line cost.
+ * charges what an L1.5 holding the data saves.
  */
 function arianeL1Cycles(program: Program, design: Design): number {
   const mem = program.memory!;
   const fitsL1d = mem.l15Lines * L15_LINE <= design.caches.l1d[0];
-  return fitsL1d ? 0 : (mem.l15FitSaving ?? mem.l15Lines * (mem.passes - 1) * L15_HIT_CYCLES);
+  return fitsL1d ? 0 : l15FitSaving(mem);
+}
+
+/** The real finish time of this very design, when the catalog holds one. */
+function measuredDesign(program: Program, design: Design): number | undefined {
+  const { l15, l2 } = design.caches;
+  const same = (a: readonly number[], b: readonly number[]) => a[0] === b[0] && a[1] === b[1];
+  return program.measuredDesigns?.find(
+    (m) => m.mesh === `${design.xTiles}x${design.yTiles}` && same(m.l15, l15) && same(m.l2, l2),
+  )?.time;
 }
 
 export interface TileCycles {
@@ -210,7 +224,8 @@ export function tileCycles(program: Program, design: Design): TileCycles {
   const tiles = tileCount(design);
   const { a, b } = meshScale(tiles, programMeshB(program));
   const work = a + b * baseCycles(program, design.core) + (program.syncPerTile ?? 0) * (tiles - 1);
-  const cache = cacheCycles(program, design);
+  const exact = measuredDesign(program, design);
+  const cache = exact === undefined ? cacheCycles(program, design) : eventCycles(exact) - work;
   const last = work + cache;
   const step = (0.0035 * last) / Math.max(1, tiles - 1);
   const finish = Array.from({ length: tiles }, (_, tile) => {
