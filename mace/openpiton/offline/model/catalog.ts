@@ -324,6 +324,7 @@ const MATMUL_2X2: readonly MeasuredDesign[] = [
   { mesh: '2x2', l15: [8192, 8], l2: [65536, 4], time: 289_946_250 },
   { mesh: '2x2', l15: [8192, 4], l2: [32768, 4], time: 288_518_750 },
   { mesh: '2x2', l15: [16384, 4], l2: [32768, 4], time: 266_833_250 },
+  { mesh: '2x2', l15: [8192, 4], l2: [131072, 4], time: 288_658_750 },
 ];
 
 /** Cycles a measured 2x2 design took beyond the default one (negative: it was faster). */
@@ -343,7 +344,10 @@ const MATMUL_MEMORY: MemoryUse = {
   l15DriftAbove: 0,
   l15WideWaySaving: -matmulDelta([8192, 8]),
   l15FitSaving: -matmulDelta([16384, 4]),
-  l2SetsOffsets: [[7, matmulDelta([8192, 4], [32768, 4])]],
+  l2SetsOffsets: [
+    [7, matmulDelta([8192, 4], [32768, 4])],
+    [9, matmulDelta([8192, 4], [131072, 4])],
+  ],
   perHart: true,
 };
 
