@@ -3,5 +3,4 @@ import { fileURLToPath } from 'node:url';
 
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** The project's gate programs and their CHECKSUMS, passed to sims as an extra diag directory. */
-export const WORKLOADS_DIR = fileURLToPath(new URL('../workloads', import.meta.url));
+export { WORKLOADS_DIR } from './openpiton/workloads.ts';

@@ -6,6 +6,10 @@
 import { createHash } from 'node:crypto';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The project's gate programs and their CHECKSUMS, passed to sims as an extra diag directory. */
+export const WORKLOADS_DIR = fileURLToPath(new URL('../../workloads', import.meta.url));
 
 export const CHECKSUMS_FILE = 'CHECKSUMS';
 

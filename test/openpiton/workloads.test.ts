@@ -8,13 +8,13 @@ import { CHECKSUMS_FILE, parseChecksums, sha256Hex, verifyChecksums } from '../.
 import { ROOT, tempDir } from '../helpers.ts';
 
 const WORKLOADS = join(ROOT, 'workloads');
-const PROGRAMS = ['barrier_atomic', 'producer_consumer', 'scatter_gather'].flatMap((name) => [
+const PROGRAMS = ['barrier_atomic', 'producer_consumer', 'scatter_gather', 'matmul'].flatMap((name) => [
   `${name}_rv32.S`,
   `${name}_rv64.S`,
 ]);
 
 describe('workloads/', () => {
-  it('holds the six gate programs, all listed and unchanged', async () => {
+  it('holds the eight gate programs, all listed and unchanged', async () => {
     assert.deepEqual(
       readdirSync(WORKLOADS)
         .filter((n) => n.endsWith('.S'))

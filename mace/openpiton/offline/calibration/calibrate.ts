@@ -6,7 +6,7 @@
  */
 import type { BuildArtifact, BuildOptions, RunOptions, RunResult } from '../../artifacts.ts';
 import { makeConfig, PitonConfigError, wayViolations, type PitonConfig } from '../../config.ts';
-import { CALIBRATION_DIAGS, type CalibrationRow } from './table.ts';
+import { DIAG_ROOTS, type CalibrationRow } from './table.ts';
 
 /** What calibration needs of a workspace (the adapter's Workspace has both). */
 export interface CalibrationWorkspace {
@@ -62,7 +62,7 @@ export function runOptions(row: CalibrationRow, speed: number): RunOptions {
   const run = row.run!;
   return {
     precompiled: run.precompiled,
-    ...(run.calibrationDiag ? { asmDiagRoot: CALIBRATION_DIAGS } : {}),
+    ...(run.diagRoot ? { asmDiagRoot: DIAG_ROOTS[run.diagRoot] } : {}),
     finishMask: run.finishMask,
     ...(run.rtlTimeout !== undefined ? { rtlTimeout: run.rtlTimeout } : {}),
     ...(run.maxCycle !== undefined ? { maxCycle: run.maxCycle } : {}),

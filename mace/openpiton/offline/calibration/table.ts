@@ -6,15 +6,22 @@
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { WORKLOADS_DIR } from '../../workloads.ts';
 import type { CacheGeometry, CacheMap, CacheName, Core, Network } from '../../geometry.ts';
+
+/** Where a row's diag comes from when sims needs an extra diag directory. */
+export type DiagRoot = 'calibration' | 'workloads' | '';
 
 export type ExpectedVerdict = 'pass' | 'fail' | 'timeout' | 'maxcycles' | 'killed';
 
 export interface CalibrationRun {
   readonly diag: string;
   readonly precompiled: boolean;
-  /** The diag comes from the calibration diags (calibration/diags), passed as -asm_diag_root. */
-  readonly calibrationDiag: boolean;
+  /**
+   * The extra diag directory passed as -asm_diag_root (`asm_diag_root` column): the calibration diags
+   * (`calibration`, calibration/diags) or the project's gate programs (`workloads`); '' for none.
+   */
+  readonly diagRoot: DiagRoot;
   /** '' when the real run passed no -finish_mask (only tile 0 is checked). */
   readonly finishMask: string;
   readonly rtlTimeout?: number;
@@ -48,6 +55,19 @@ export interface CalibrationRow {
 
 export const CALIBRATION_CSV = fileURLToPath(new URL('./openpiton-calibration.csv', import.meta.url));
 export const CALIBRATION_DIAGS = fileURLToPath(new URL('./diags', import.meta.url));
+
+/** The directory each `asm_diag_root` value names. */
+export const DIAG_ROOTS: Readonly<Record<Exclude<DiagRoot, ''>, string>> = {
+  calibration: CALIBRATION_DIAGS,
+  workloads: WORKLOADS_DIR,
+};
+
+function diagRoot(cell: string, id: string): DiagRoot {
+  if (cell === '' || cell in DIAG_ROOTS) return cell as DiagRoot;
+  throw new Error(
+    `calibration row ${id}: asm_diag_root must be empty, calibration or workloads, got ${JSON.stringify(cell)}`,
+  );
+}
 
 /** RFC 4180 fields: commas inside double quotes, doubled quotes inside them. */
 export function parseCsv(text: string): string[][] {
@@ -112,7 +132,7 @@ export function loadCalibrationTable(path = CALIBRATION_CSV): CalibrationRow[] {
             run: {
               diag,
               precompiled: get('precompiled') === '1',
-              calibrationDiag: get('asm_diag_root') === 'calibration',
+              diagRoot: diagRoot(get('asm_diag_root'), id),
               finishMask: get('finish_mask'),
               ...(num(get('rtl_timeout')) === undefined ? {} : { rtlTimeout: num(get('rtl_timeout'))! }),
               ...(num(get('max_cycle')) === undefined ? {} : { maxCycle: num(get('max_cycle'))! }),

@@ -8,6 +8,8 @@
  * beside it; the timing model derives everything else from them.
  */
 
+import { TIME_PER_CYCLE } from './constants.ts';
+
 export type Isa = 'rv32' | 'rv64' | 'sparc';
 
 /**
@@ -38,8 +40,31 @@ export interface MemoryUse {
   readonly l15DriftBelow: number;
   /** Measured cycles saved per doubling of the L1.5 above 8 KB when the data still does not fit. */
   readonly l15DriftAbove: number;
-  /** Measured cycles an 8-way L1.5 saves (its 4-way index math gives some extra reuse). */
+  /**
+   * Measured cycles an L1.5 of more than 4 ways saves at the default size (memwalk16k.S: its 4-way
+   * index math gives some extra reuse); negative where the wider L1.5 was slower (matmul_rv32.S).
+   */
   readonly l15WideWaySaving: number;
+  /**
+   * Measured cycles an L1.5 that holds the data saves; without it, l15Lines × (passes − 1) at the
+   * per-line saving memwalk16k.S measured.
+   */
+  readonly l15FitSaving?: number;
+  /**
+   * The program's own measured L2 clear offsets, as (log2 sets, cycles) at some of the shared points
+   * (128, 256, 512, 4096 sets), which they replace; the others stay.
+   */
+  readonly l2SetsOffsets?: ReadonlyArray<readonly [number, number]>;
+  /** Every hart walks data of its own (not one shared array), so the mesh's L2 must hold tiles × l2Lines. */
+  readonly perHart?: boolean;
+}
+
+/** A real run of a program on a mesh with a given L1.5 and L2 (PicoRV32 has no other caches). */
+export interface MeasuredDesign {
+  readonly mesh: string;
+  readonly l15: readonly [number, number];
+  readonly l2: readonly [number, number];
+  readonly time: number;
 }
 
 export interface Program {
@@ -54,8 +79,15 @@ export interface Program {
   readonly tests?: number;
   /** Real simulated finish times by mesh (`1x1`, `2x2`), default caches. */
   readonly measured?: Readonly<Record<string, number>>;
+  /** Real finish times of designs with other caches, which the model gives exactly (the rules serve the rest). */
+  readonly measuredDesigns?: readonly MeasuredDesign[];
   /** Estimated per-hart cycles after the core's boot on a 1x1 default build, for programs that are neither measured nor ISA tests. */
   readonly estimatedWork?: number;
+  /**
+   * The PicoRV32 program (same algorithm, same data) whose measured cycles this one's are scaled
+   * from, for a program never measured on its own core.
+   */
+  readonly scaledFrom?: string;
   /** Extra cycles per additional tile: barrier and shared-data traffic of the gate programs (an estimate). */
   readonly syncPerTile?: number;
   readonly memory?: MemoryUse;
@@ -277,6 +309,69 @@ function gatePrograms(): Program[] {
   );
 }
 
+/**
+ * matmul_rv32.S and matmul_rv64.S (workloads/): every hart multiplies its own 2x48 by 48x48 integer
+ * matrices. A hart's L1.5 footprint is 624 data lines, 41 code lines (PicoRV32 fetches through the
+ * L1.5) and the shared roll-call word; its L2 footprint 156 lines. Its data is walked ten times: the
+ * fill, four times per row of C (C's columns are taken four apart, so each use of a B line is a walk
+ * of B away from the last) and the check. PicoRV32 times are the real rows p11-matmul and
+ * p22-*-matmul; the Ariane version is scaled from them (never run on Ariane).
+ */
+const MATMUL_2X2: readonly MeasuredDesign[] = [
+  { mesh: '2x2', l15: [8192, 4], l2: [65536, 4], time: 288_564_250 },
+  { mesh: '2x2', l15: [4096, 4], l2: [65536, 4], time: 329_633_250 },
+  { mesh: '2x2', l15: [16384, 4], l2: [65536, 4], time: 266_898_250 },
+  { mesh: '2x2', l15: [8192, 8], l2: [65536, 4], time: 289_946_250 },
+  { mesh: '2x2', l15: [8192, 4], l2: [32768, 4], time: 288_518_750 },
+  { mesh: '2x2', l15: [16384, 4], l2: [32768, 4], time: 266_833_250 },
+  { mesh: '2x2', l15: [8192, 4], l2: [131072, 4], time: 288_658_750 },
+];
+
+/** Cycles a measured 2x2 design took beyond the default one (negative: it was faster). */
+function matmulDelta(l15: readonly [number, number], l2: readonly [number, number] = [65536, 4]): number {
+  const [base, other] = [
+    [8192, 4, 65536, 4],
+    [...l15, ...l2],
+  ].map((key) => MATMUL_2X2.find((m) => `${[...m.l15, ...m.l2]}` === `${key}`)!.time);
+  return (other! - base!) / TIME_PER_CYCLE;
+}
+
+const MATMUL_MEMORY: MemoryUse = {
+  l15Lines: 666,
+  l2Lines: 156,
+  passes: 10,
+  l15DriftBelow: matmulDelta([4096, 4]),
+  l15DriftAbove: 0,
+  l15WideWaySaving: -matmulDelta([8192, 8]),
+  l15FitSaving: -matmulDelta([16384, 4]),
+  l2SetsOffsets: [
+    [7, matmulDelta([8192, 4], [32768, 4])],
+    [9, matmulDelta([8192, 4], [131072, 4])],
+  ],
+  perHart: true,
+};
+
+const MATMUL: Program[] = [
+  {
+    name: 'matmul_rv32.S',
+    isa: 'rv32',
+    kind: 'gate',
+    measured: { '1x1': 283_868_750, '2x2': MATMUL_2X2[0]!.time },
+    measuredDesigns: MATMUL_2X2,
+    memory: MATMUL_MEMORY,
+    goodTrap: 0x4000_029c,
+    badTrap: 0x4000_0298,
+  },
+  {
+    name: 'matmul_rv64.S',
+    isa: 'rv64',
+    kind: 'gate',
+    scaledFrom: 'matmul_rv32.S',
+    memory: MATMUL_MEMORY,
+    ...traps(ARIANE_BASE, 40),
+  },
+];
+
 /** hello_world.c: the adapter reference's run_pass_sim.log fixture ends at 179911750 (1x1). */
 const HELLO: Program = {
   name: 'hello_world.c',
@@ -308,6 +403,7 @@ export const CATALOG: readonly Program[] = [
   ...arianeTests(),
   ...MEMWALKS,
   ...gatePrograms(),
+  ...MATMUL,
   HELLO,
   ...SPARC,
 ];

@@ -5,7 +5,7 @@
  * measured sim time converts to cycles and back exactly.
  */
 import { DEFAULT_CACHES } from '../../geometry.ts';
-import { findProgram, type Program, type TestClass } from './catalog.ts';
+import { findProgram, type MemoryUse, type Program, type TestClass } from './catalog.ts';
 import { eventCycles } from './constants.ts';
 import { tileCount, type Design, type ModelCore } from './design.ts';
 
@@ -31,9 +31,21 @@ const MESH_2X2 = (() => {
   return { a: a4 - b * a1, b };
 })();
 
-function meshScale(tiles: number): { a: number; b: number } {
+function meshScale(tiles: number, b4 = MESH_2X2.b): { a: number; b: number } {
   const k = ((tiles - 1) / 3) ** MESH_EXPONENT;
-  return { a: MESH_2X2.a * k, b: 1 + (MESH_2X2.b - 1) * k };
+  return { a: MESH_2X2.a * k, b: 1 + (b4 - 1) * k };
+}
+
+/**
+ * A program's own b(4), solved from its 1x1 and 2x2 times where both were measured (addi.S and
+ * memwalk16k.S give MESH_2X2.b itself; matmul_rv32.S, whose misses are a smaller share of its
+ * time, 1.0106), else MESH_2X2.b. A program scaled from another takes that one's.
+ */
+function programMeshB(program: Program): number {
+  const source = program.scaledFrom ? findProgram(program.scaledFrom)! : program;
+  const m = source.measured;
+  if (m?.['1x1'] === undefined || m['2x2'] === undefined) return MESH_2X2.b;
+  return (eventCycles(m['2x2']) - MESH_2X2.a) / eventCycles(m['1x1']);
 }
 
 /** PicoRV32's cycles from reset to the first test case: an assumption (no run isolates it). */
@@ -87,8 +99,16 @@ function measuredBase(program: Program): number {
   return (eventCycles(m['2x2']!) - a) / b;
 }
 
+/** A core's cycles per PicoRV32 cycle of straight-line work: the ratio of their measured ALU per-case costs. */
+function coreSpeedRatio(core: ModelCore): number {
+  return perTest(core, 'alu') / PICO_PER_TEST.alu;
+}
+
 /** Per-hart cycles of a program on one tile of a default build. */
 export function baseCycles(program: Program, core: ModelCore): number {
+  // A program measured only as its PicoRV32 twin: the twin's work after boot at this core's speed.
+  if (program.scaledFrom)
+    return bootCycles(core) + (baseCycles(findProgram(program.scaledFrom)!, 'pico') - PICO_BOOT) * coreSpeedRatio(core);
   if (program.measured && (program.measured['1x1'] !== undefined || program.measured['2x2'] !== undefined))
     return measuredBase(program);
   if (program.tests !== undefined && program.testClass)
@@ -101,7 +121,7 @@ export function baseCycles(program: Program, core: ModelCore): number {
  * (size / (64 B × ways)). Cycles against log2(sets), through the measured points: 128 sets −124
  * (rows p22-l2-32768x4-*, p22-l2-65536x8-*), 256 sets 0 (default), 512 sets +221
  * (p22-l2-131072x4-memwalk16k), 4096 sets +558 (p11-l2-1048576x4-addi); straight lines between them
- * and beyond the ends.
+ * and beyond the ends. A program measured at some of these points on its own uses its values there.
  */
 const L2_SETS_POINTS: ReadonlyArray<readonly [number, number]> = [
   [7, -124],
@@ -110,9 +130,9 @@ const L2_SETS_POINTS: ReadonlyArray<readonly [number, number]> = [
   [12, 558],
 ];
 
-export function l2SetsOffset(size: number, assoc: number): number {
+export function l2SetsOffset(size: number, assoc: number, own: MemoryUse['l2SetsOffsets'] = []): number {
   const x = Math.log2(size / (64 * assoc));
-  const pts = L2_SETS_POINTS;
+  const pts = L2_SETS_POINTS.map(([px, py]) => [px, own.find(([ox]) => ox === px)?.[1] ?? py] as const);
   let i = 0;
   while (i < pts.length - 2 && x > pts[i + 1]![0]) i++;
   const [[x0, y0], [x1, y1]] = [pts[i]!, pts[i + 1]!];
@@ -132,18 +152,25 @@ const L15_HIT_CYCLES = 23_752 / 1024;
 const L15_LINE = 16;
 const DEFAULT_L15_SIZE = DEFAULT_CACHES.l15[0];
 
+/** What an L1.5 that holds the data saves: the program's measured figure, else memwalk16k's per line. */
+function l15FitSaving(mem: MemoryUse): number {
+  return mem.l15FitSaving ?? mem.l15Lines * (mem.passes - 1) * L15_HIT_CYCLES;
+}
+
 /** The cache rules' cycles for one hart (negative saves time). PicoRV32's tile has no L1I or L1D. */
 export function cacheCycles(program: Program, design: Design): number {
   const { l15, l2 } = design.caches;
   // Ariane's long boot hides the L2 clear: a 128 KB L2 left its times unchanged (a11-l2-131072x4-*).
-  let cycles = design.core === 'ariane' ? 0 : l2SetsOffset(l2[0], l2[1]);
   const mem = program.memory;
+  let cycles = design.core === 'ariane' ? 0 : l2SetsOffset(l2[0], l2[1], mem?.l2SetsOffsets);
   if (!mem) return cycles;
   // L2 slices are address-interleaved across tiles: the data stays when it fits in all of them.
-  if (mem.l2Lines * 64 > tileCount(design) * l2[0]) cycles += mem.l2Lines * (mem.passes - 1) * L2_MISS_CYCLES;
+  const tiles = tileCount(design);
+  const meshLines = mem.perHart ? mem.l2Lines * tiles : mem.l2Lines;
+  if (meshLines * 64 > tiles * l2[0]) cycles += mem.l2Lines * (mem.passes - 1) * L2_MISS_CYCLES;
   const [size, ways] = l15;
   const fits = mem.l15Lines * L15_LINE <= size;
-  const fitSaving = fits ? mem.l15Lines * (mem.passes - 1) * L15_HIT_CYCLES : 0;
+  const fitSaving = fits ? l15FitSaving(mem) : 0;
   const waySaving = ways > 4 ? mem.l15WideWaySaving : 0;
   const drift =
     size < DEFAULT_L15_SIZE
@@ -151,7 +178,9 @@ export function cacheCycles(program: Program, design: Design): number {
       : fits
         ? 0
         : -mem.l15DriftAbove * Math.log2(size / DEFAULT_L15_SIZE);
-  cycles += drift - Math.max(fitSaving, waySaving);
+  // Where the data fits, the better of the two savings; elsewhere the ways' measured effect, which
+  // may be a cost (matmul_rv32.S at 8 KB, 8 ways).
+  cycles += drift - (fits ? Math.max(fitSaving, waySaving) : waySaving);
   if (design.core === 'ariane') cycles += arianeL1Cycles(program, design);
   return cycles;
 }
@@ -159,12 +188,21 @@ export function cacheCycles(program: Program, design: Design): number {
 /**
  * Ariane's L1D and L1I (write-through, private): a pass whose data no longer fits the L1D goes to
  * the L1.5 for every line. Never measured (the riscv-tests touch a few lines): an extrapolation that
- * uses the L1.5's measured per-line cost.
+ * charges what an L1.5 holding the data saves.
  */
 function arianeL1Cycles(program: Program, design: Design): number {
   const mem = program.memory!;
   const fitsL1d = mem.l15Lines * L15_LINE <= design.caches.l1d[0];
-  return fitsL1d ? 0 : mem.l15Lines * (mem.passes - 1) * L15_HIT_CYCLES;
+  return fitsL1d ? 0 : l15FitSaving(mem);
+}
+
+/** The real finish time of this very design, when the catalog holds one. */
+function measuredDesign(program: Program, design: Design): number | undefined {
+  const { l15, l2 } = design.caches;
+  const same = (a: readonly number[], b: readonly number[]) => a[0] === b[0] && a[1] === b[1];
+  return program.measuredDesigns?.find(
+    (m) => m.mesh === `${design.xTiles}x${design.yTiles}` && same(m.l15, l15) && same(m.l2, l2),
+  )?.time;
 }
 
 export interface TileCycles {
@@ -184,9 +222,10 @@ export interface TileCycles {
  */
 export function tileCycles(program: Program, design: Design): TileCycles {
   const tiles = tileCount(design);
-  const { a, b } = meshScale(tiles);
+  const { a, b } = meshScale(tiles, programMeshB(program));
   const work = a + b * baseCycles(program, design.core) + (program.syncPerTile ?? 0) * (tiles - 1);
-  const cache = cacheCycles(program, design);
+  const exact = measuredDesign(program, design);
+  const cache = exact === undefined ? cacheCycles(program, design) : eventCycles(exact) - work;
   const last = work + cache;
   const step = (0.0035 * last) / Math.max(1, tiles - 1);
   const finish = Array.from({ length: tiles }, (_, tile) => {
