@@ -38,7 +38,7 @@ export function codesignFigure(analysis: Analysis): Figure | Skipped {
           y: {
             field: 'best_sim_time',
             type: 'quantitative',
-            title: 'best finish time (cycles)',
+            title: 'best finish time (simulated)',
             scale: { zero: false },
           },
           detail: { field: 'run_id' },
@@ -95,7 +95,7 @@ export function codesignParetoFigure(analysis: Analysis): Figure | Skipped {
   }
   const methods = [...new Set(designs.map((d) => d.method))].sort();
   const x = { field: 'area_um2', type: 'quantitative', title: 'cache area, all tiles (µm²)', scale: { zero: false } };
-  const y = { field: 'sim_time', type: 'quantitative', title: 'finish time', scale: { zero: false } };
+  const y = { field: 'sim_time', type: 'quantitative', title: 'finish time (simulated)', scale: { zero: false } };
   return {
     name,
     title: 'Co-design: cache area against finish time',
