@@ -162,14 +162,15 @@ export function cacheCycles(program: Program, design: Design): number {
   const { l15, l2 } = design.caches;
   // Ariane's long boot hides the L2 clear: a 128 KB L2 left its times unchanged (a11-l2-131072x4-*).
   const mem = program.memory;
-  let cycles = design.core === 'ariane' ? 0 : l2SetsOffset(l2[0], l2[1], mem?.l2SetsOffsets);
+  const [size, ways] = l15;
+  const fits = mem !== undefined && mem.l15Lines * L15_LINE <= size;
+  const ownOffsets = fits ? [...(mem.l2SetsOffsetsFit ?? []), ...(mem.l2SetsOffsets ?? [])] : mem?.l2SetsOffsets;
+  let cycles = design.core === 'ariane' ? 0 : l2SetsOffset(l2[0], l2[1], ownOffsets);
   if (!mem) return cycles;
   // L2 slices are address-interleaved across tiles: the data stays when it fits in all of them.
   const tiles = tileCount(design);
   const meshLines = mem.perHart ? mem.l2Lines * tiles : mem.l2Lines;
   if (meshLines * 64 > tiles * l2[0]) cycles += mem.l2Lines * (mem.passes - 1) * L2_MISS_CYCLES;
-  const [size, ways] = l15;
-  const fits = mem.l15Lines * L15_LINE <= size;
   const fitSaving = fits ? l15FitSaving(mem) : 0;
   const waySaving = ways > 4 ? mem.l15WideWaySaving : 0;
   const drift =
@@ -196,15 +197,6 @@ function arianeL1Cycles(program: Program, design: Design): number {
   return fitsL1d ? 0 : l15FitSaving(mem);
 }
 
-/** The real finish time of this very design, when the catalog holds one. */
-function measuredDesign(program: Program, design: Design): number | undefined {
-  const { l15, l2 } = design.caches;
-  const same = (a: readonly number[], b: readonly number[]) => a[0] === b[0] && a[1] === b[1];
-  return program.measuredDesigns?.find(
-    (m) => m.mesh === `${design.xTiles}x${design.yTiles}` && same(m.l15, l15) && same(m.l2, l2),
-  )?.time;
-}
-
 export interface TileCycles {
   /** Cycles to each tile's trap, in tile order. */
   readonly finish: readonly number[];
@@ -224,8 +216,7 @@ export function tileCycles(program: Program, design: Design): TileCycles {
   const tiles = tileCount(design);
   const { a, b } = meshScale(tiles, programMeshB(program));
   const work = a + b * baseCycles(program, design.core) + (program.syncPerTile ?? 0) * (tiles - 1);
-  const exact = measuredDesign(program, design);
-  const cache = exact === undefined ? cacheCycles(program, design) : eventCycles(exact) - work;
+  const cache = cacheCycles(program, design);
   const last = work + cache;
   const step = (0.0035 * last) / Math.max(1, tiles - 1);
   const finish = Array.from({ length: tiles }, (_, tile) => {
