@@ -50,6 +50,15 @@ const caughtBySql = `CASE WHEN first_plan_check > 0 THEN 'plan_check' WHEN first
   WHEN first_stage = ${UNSTAGED} THEN CASE WHEN first_probes > 0 THEN 'narrowing' ELSE 'triage' END
   ${STAGE_CODES.map((stage, i) => `WHEN first_stage = ${i} THEN '${stage}'`).join(' ')} ELSE 'other' END`;
 
+/** The columns the grouping queries read (DuckDB then skips computing the others, such as backend). */
+const KEPT_COLUMNS = [
+  ...new Set([
+    ...['run_id', 'task', 'method', 'repeat', 'seed', 'status', 'fault', 'job_key', 'replacer_job_key', 'replaced'],
+    ...['ord', 'copies', 'counted', 'passed', 'time_to_pass_s', 'censored', 'evaluations', 'recovered_failures'],
+    ...['resimulated_false_accepts', 'caught_by', ...MEDIAN_FIELDS, ...SUMMED_FIELDS],
+  ]),
+].filter((column) => column !== 'total_usd');
+
 /**
  * Every labelled run once, with what runRow derives, from the tables of each attached database.
  * A run in several files keeps the copy loadRuns keeps: folding the copies in file order, a copy
@@ -88,15 +97,16 @@ function runsTableSql(tables: readonly TableName[]): string {
       CASE WHEN accepted_designs IS NULL THEN NULL ELSE false_accepts END AS resimulated_false_accepts,
       ${caughtBySql} AS caught_by
     FROM ordered)
-  SELECT *, llm_usd + compute_usd AS total_usd FROM derived`;
+  SELECT ${KEPT_COLUMNS.join(', ')}, llm_usd + compute_usd AS total_usd FROM derived`;
 }
 
-/** A time sample's columns: the times ascending, and whether the median falls on a censored run. */
-const sampleSql = `list(time_to_pass_s ORDER BY time_to_pass_s) FILTER (WHERE time_to_pass_s IS NOT NULL) AS times,
-  coalesce(list_extract(list(censored ORDER BY time_to_pass_s, censored) FILTER (WHERE time_to_pass_s IS NOT NULL),
-      (count(time_to_pass_s) - 1) // 2 + 1)
-    OR list_extract(list(censored ORDER BY time_to_pass_s, censored) FILTER (WHERE time_to_pass_s IS NOT NULL),
-      count(time_to_pass_s) // 2 + 1), false) AS median_censored`;
+/**
+ * A time sample: the (time to pass, censored) pairs of a group sorted once (an ordered aggregate
+ * would sort every group's input again for each list), the times alone, and whether the median
+ * falls on a censored run.
+ */
+const SAMPLE = `list_sort(list({'t': time_to_pass_s, 'c': censored}) FILTER (WHERE time_to_pass_s IS NOT NULL)) AS sample`;
+const medianCensored = `coalesce(sample[(len(sample) - 1) // 2 + 1].c OR sample[len(sample) // 2 + 1].c, false) AS median_censored`;
 
 const medianOf = (column: string) => `quantile_cont(CAST(${column} AS DOUBLE), 0.5)`;
 
@@ -106,20 +116,23 @@ const ofMethods = `list_contains(from_json($1, '["VARCHAR"]'), method)`;
 /** Counted runs of some methods ($1). */
 const countedOf = `FROM ${RUNS} WHERE counted AND ${ofMethods}`;
 
-const CELLS_SQL = `SELECT task, method, CAST(count(*) AS INTEGER) AS runs, CAST(count(*) FILTER (WHERE passed) AS INTEGER) AS passed,
-  ${sampleSql},
-  quantile_cont(wall_s, [0.25, 0.5, 0.75]) FILTER (WHERE passed) AS passed_quartiles,
-  ${MEDIAN_FIELDS.map((field) => `${medianOf(field)} AS ${field}`).join(', ')},
-  CAST(sum(recovered_failures) AS INTEGER) AS recovered_failures,
-  CAST(sum(resimulated_false_accepts) AS INTEGER) AS false_accepts
-  ${countedOf} GROUP BY task, method ORDER BY min(ord)`;
+const CELLS_SQL = `SELECT * EXCLUDE (sample), list_transform(sample, x -> x.t) AS times, ${medianCensored} FROM (
+  SELECT task, method, CAST(count(*) AS INTEGER) AS runs, CAST(count(*) FILTER (WHERE passed) AS INTEGER) AS passed, ${SAMPLE},
+    quantile_cont(wall_s, [0.25, 0.5, 0.75]) FILTER (WHERE passed) AS passed_quartiles,
+    ${MEDIAN_FIELDS.map((field) => `${medianOf(field)} AS ${field}`).join(', ')},
+    CAST(sum(recovered_failures) AS INTEGER) AS recovered_failures,
+    CAST(sum(resimulated_false_accepts) AS INTEGER) AS false_accepts
+  ${countedOf} GROUP BY task, method)`;
 
-/** Float sums folded in start order, as JS adds them. */
-const METHODS_SQL = `SELECT method, CAST(count(DISTINCT task) AS INTEGER) AS tasks, CAST(count(*) AS INTEGER) AS runs,
-  CAST(count(*) FILTER (WHERE passed) AS INTEGER) AS passed, ${sampleSql},
-  quantile_cont(wall_s, 0.5) FILTER (WHERE passed) AS passed_time_s, ${medianOf('machine_s')} AS machine_s,
-  ${SUMMED_FIELDS.map((field) => `list_reduce(list(CAST(${field} AS DOUBLE) ORDER BY ord), (a, b) -> a + b) AS sum_${field}`).join(', ')}
-  ${countedOf} GROUP BY method ORDER BY min(ord)`;
+/** Float sums folded in start order (the runs sorted once by ord), as JS adds them. */
+const METHODS_SQL = `SELECT * EXCLUDE (sample, summed), ${medianCensored},
+  ${SUMMED_FIELDS.map((field) => `list_reduce(list_transform(summed, x -> x.${field}), (a, b) -> a + b) AS sum_${field}`).join(', ')}
+  FROM (
+  SELECT method, CAST(count(DISTINCT task) AS INTEGER) AS tasks, CAST(count(*) AS INTEGER) AS runs,
+    CAST(count(*) FILTER (WHERE passed) AS INTEGER) AS passed, ${SAMPLE},
+    quantile_cont(wall_s, 0.5) FILTER (WHERE passed) AS passed_time_s, ${medianOf('machine_s')} AS machine_s,
+    list_sort(list({'ord': ord, ${SUMMED_FIELDS.map((field) => `'${field}': CAST(${field} AS DOUBLE)`).join(', ')}})) AS summed
+  ${countedOf} GROUP BY method)`;
 
 const RECOVERY_SQL = `SELECT fault, method, CAST(count(DISTINCT task) AS INTEGER) AS tasks, CAST(count(*) AS INTEGER) AS runs,
   CAST(count(*) FILTER (WHERE passed) AS INTEGER) AS recovered,
