@@ -277,12 +277,17 @@ function methodAggregate(row: Row, cells: readonly CellAggregate[]): MethodAggre
   };
 }
 
+/** The fields a (fault, method) row starts with. */
+const faultGroup = (row: Row) => ({
+  fault: row.fault as string,
+  method: row.method as string,
+  tasks: row.tasks as number,
+  runs: row.runs as number,
+});
+
 function recoveryAggregate(row: Row): RecoveryAggregate {
   return {
-    fault: row.fault as string,
-    method: row.method as string,
-    tasks: row.tasks as number,
-    runs: row.runs as number,
+    ...faultGroup(row),
     recovered: row.recovered as number,
     iterations_to_recover: row.iterations_to_recover as number | null,
     caught_by: Object.fromEntries(
@@ -292,14 +297,7 @@ function recoveryAggregate(row: Row): RecoveryAggregate {
 }
 
 function faultCheck(row: Row): FaultCheckRow {
-  const runs = row.runs as number;
+  const group = faultGroup(row);
   const failed = row.failed as number;
-  return {
-    fault: row.fault as string,
-    method: row.method as string,
-    tasks: row.tasks as number,
-    runs,
-    failed,
-    verified: failed === runs,
-  };
+  return { ...group, failed, verified: failed === group.runs };
 }
