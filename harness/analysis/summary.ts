@@ -7,6 +7,7 @@
  * The numbers are the same, bit for bit, as those computed from run rows (tables.ts): medians are
  * type-7 quantiles either way, and float sums are folded in start order as in JS.
  */
+import { resolve } from 'node:path';
 import type { Queries } from '../../mace/store/store.ts';
 import type { AnalysisCounts, ReportParts } from './analyse.ts';
 import { codesignSearches, type CodesignSearch } from './codesign.ts';
@@ -187,7 +188,7 @@ async function withAttached<T>(
   try {
     for (const [k, path] of paths.entries()) {
       if (k === 0) continue;
-      await q.all(`ATTACH '${path.replace(/'/g, "''")}' AS ${names[k]} (READ_ONLY)`);
+      await q.all(`ATTACH '${resolve(path).replace(/'/g, "''")}' AS ${names[k]} (READ_ONLY)`);
       attached.push(names[k]!);
     }
     return await fn(names.map((name) => (table: string) => `"${name.replace(/"/g, '""')}".${table}`));
