@@ -44,7 +44,7 @@ export interface CodesignSummary {
 }
 
 export function codesignSearches(
-  rows: readonly RunRow[],
+  rows: readonly Pick<RunRow, 'run_id' | 'task' | 'method' | 'repeat' | 'seed' | 'status' | 'replaced'>[],
   kinds: ReadonlyMap<string, MethodKind>,
   evaluations: readonly EvaluationPoint[],
 ): CodesignSearch[] {

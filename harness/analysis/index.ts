@@ -3,9 +3,10 @@
  * SQL or statistics of its own; they read these typed results.
  *
  * @example
- *   import { analyseFiles } from '../harness/analysis/index.ts';
+ *   import { analyseFiles, summariseFiles } from '../harness/analysis/index.ts';
  *   const analysis = await analyseFiles(['runs/quickstart.duckdb']);
  *   analysis.comparisons.map((c) => [c.method, c.time_difference_s.median, c.test.p]);
+ *   const report = await summariseFiles(['runs/quickstart.duckdb']); // the tables without the run rows, faster
  *
  *   const replay = await replayPlans('runs/quickstart.duckdb', { checkout: { root, chosen: 'mine' } });
  *   replay.runs.map((r) => [r.run_id, r.saved_builds, r.saved_usd]); replay.total.saved_usd;
@@ -14,6 +15,8 @@ export {
   analyse,
   analyseFiles,
   analyseSources,
+  buildReport,
+  summariseFiles,
   DEFAULT_REFERENCE,
   DEFAULT_RESAMPLES,
   DEFAULT_SEED,
@@ -21,7 +24,10 @@ export {
   type AnalysisCounts,
   type AnalysisOptions,
   type AnalysisSettings,
+  type Report,
+  type ReportParts,
 } from './analyse.ts';
+export { summaryParts } from './summary.ts';
 export {
   CATCH_STAGES,
   DEFAULT_HOURLY_USD,
@@ -36,15 +42,21 @@ export {
 export {
   MEDIAN_FIELDS,
   MIN_TASKS_FOR_SIGNIFICANCE,
+  timeSample,
   timeToPass,
+  timeToPassOf,
+  type CellAggregate,
   type CellSummary,
   type Comparison,
   type FaultCheckRow,
+  type MethodAggregate,
   type MethodKind,
   type MethodSummary,
   type PairedDifference,
   type PerPass,
+  type RecoveryAggregate,
   type RecoveryRow,
+  type TimeSample,
   type TimeToPass,
 } from './tables.ts';
 export type { CodesignSearch, CodesignSummary } from './codesign.ts';

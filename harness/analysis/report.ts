@@ -2,7 +2,7 @@
  * An analysis as Markdown (the `mace report` text) and its run rows as CSV.
  */
 import { markdownTable } from '../format/table.ts';
-import type { Analysis } from './analyse.ts';
+import type { Report } from './analyse.ts';
 import type { RunRow } from './runs.ts';
 import type { Interval, Proportion } from './stats.ts';
 import type { PairedDifference, TimeToPass } from './tables.ts';
@@ -32,7 +32,7 @@ const formatDifference = (d: PairedDifference, decimals: number) => withInterval
 const formatP = (p: number | null) => (p === null ? '-' : p < 0.0001 ? p.toExponential(1) : p.toFixed(4));
 
 /** The report, every section, as Markdown. */
-export function renderMarkdown(analysis: Analysis): string {
+export function renderMarkdown(analysis: Report): string {
   const { settings, counts } = analysis;
   const ref = settings.reference;
   const sections: string[] = [
@@ -185,7 +185,7 @@ export function renderMarkdown(analysis: Analysis): string {
   return `${sections.join('\n\n')}\n`;
 }
 
-function againstReference(analysis: Analysis): string {
+function againstReference(analysis: Report): string {
   const ref = analysis.settings.reference;
   const title = `## Against ${ref}, time to pass`;
   if (!analysis.kinds[ref]) return `${title}\n\nNo ${ref} runs.`;
@@ -217,7 +217,7 @@ function againstReference(analysis: Analysis): string {
   );
 }
 
-function notes(analysis: Analysis): string {
+function notes(analysis: Report): string {
   const { counts } = analysis;
   const lines = [
     `Runs left out because a later run of the same task, method, and repeat replaced them: ${counts.replaced}` +

@@ -43,8 +43,8 @@ export const CATCH_STAGES = [
 export type CatchStage = (typeof CATCH_STAGES)[number];
 
 /** Failure stages with their order; UNSTAGED and OTHER are codes for a null and an unknown stage. */
-const STAGE_CODES = ['narrowing', 'triage', 'raw_evidence', 'short_circuit', 'not_triaged'] as const;
-const UNSTAGED = STAGE_CODES.length;
+export const STAGE_CODES = ['narrowing', 'triage', 'raw_evidence', 'short_circuit', 'not_triaged'] as const;
+export const UNSTAGED = STAGE_CODES.length;
 const OTHER_STAGE = STAGE_CODES.length + 1;
 
 /**
@@ -72,7 +72,17 @@ const dictionarySql = (expression: string) => `SELECT value FROM (${distinctSql(
 const dictionaryCte = (name: string, expression: string) =>
   `d_${name} AS (SELECT value, CAST(row_number() OVER (ORDER BY value) AS INTEGER) AS code FROM (${distinctSql(expression)}) x)`;
 
-export function runRowsSql(dialect: Dialect): string {
+/** A table of one attached database, or of the default one. */
+export type TableName = (name: string) => string;
+const ownTables: TableName = (name) => name;
+
+/**
+ * One row per labelled run with its own fields (text columns plain, `method`, `fault`, `backend`
+ * and `model` with their fallbacks) and the counts and sums of its rows in the other tables: the
+ * per-run numbers every report table is built from, read whole (runRowsSql) or aggregated in SQL
+ * (summary.ts).
+ */
+export function runMetricsSql(dialect: Dialect, table: TableName = ownTables): string {
   const d = DIALECTS[dialect];
   const stageCase = `CASE ${STAGE_CODES.map((s, i) => `WHEN stage = '${s}' THEN ${i}`).join(' ')}
       WHEN stage IS NULL AND diagnosis = 'raw_evidence' THEN ${STAGE_CODES.indexOf('raw_evidence')}
@@ -80,50 +90,63 @@ export function runRowsSql(dialect: Dialect): string {
   const changed = (column: string) => `coalesce(${d.jsonText(column)}, '{}') NOT IN ('{}', 'null')`;
   return `
   WITH
-  it AS (SELECT run_id, CAST(count(*) AS INTEGER) AS iterations, CAST(sum(usd) AS DOUBLE) AS iteration_usd FROM iterations GROUP BY run_id),
+  it AS (SELECT run_id, CAST(count(*) AS INTEGER) AS iterations, CAST(sum(usd) AS DOUBLE) AS iteration_usd FROM ${table('iterations')} GROUP BY run_id),
   tk AS (SELECT run_id, CAST(count(*) AS INTEGER) AS builds,
       CAST(count(*) FILTER (WHERE CASE WHEN build_reused IS NOT NULL THEN NOT build_reused ELSE coalesce(build_s, 0) > 0 END) AS INTEGER)
         AS fresh_builds,
       CAST(sum(wall_s) AS DOUBLE) AS task_s, CAST(sum(coalesce(json_array_length(programs), 0)) AS DOUBLE) AS simulations,
       CAST(count(*) FILTER (WHERE passed) AS INTEGER) AS passed_tasks
-    FROM tasks GROUP BY run_id),
+    FROM ${table('tasks')} GROUP BY run_id),
   pr AS (SELECT run_id, CAST(count(*) AS INTEGER) AS probes, CAST(sum(wall_s) AS DOUBLE) AS probe_s, CAST(count(*) FILTER (WHERE iteration = 0) AS INTEGER) AS first_probes
-    FROM probes GROUP BY run_id),
+    FROM ${table('probes')} GROUP BY run_id),
   fl AS (SELECT run_id, CAST(count(*) AS INTEGER) AS failures, CAST(count(*) FILTER (WHERE recovered) AS INTEGER) AS recovered_failures,
       CAST(min(${stageCase}) FILTER (WHERE iteration = 0) AS INTEGER) AS first_stage
-    FROM failures GROUP BY run_id),
+    FROM ${table('failures')} GROUP BY run_id),
   pc AS (SELECT run_id, CAST(count(*) FILTER (WHERE action = 'rejected') AS INTEGER) AS plan_rejections,
       CAST(count(*) FILTER (WHERE iteration = 0 AND (action IN ('rejected', 'unusable') OR ${changed('stripped')} OR ${changed('added')})) AS INTEGER)
         AS first_plan_check
-    FROM plan_checks GROUP BY run_id),
-  fp AS (SELECT run_id, CAST(count(*) AS INTEGER) AS fast_paths FROM fast_paths GROUP BY run_id),
+    FROM ${table('plan_checks')} GROUP BY run_id),
+  fp AS (SELECT run_id, CAST(count(*) AS INTEGER) AS fast_paths FROM ${table('fast_paths')} GROUP BY run_id),
   lc AS (SELECT run_id, CAST(count(*) AS INTEGER) AS llm_calls, CAST(sum(input_tokens) AS DOUBLE) AS input_tokens, CAST(sum(output_tokens) AS DOUBLE) AS output_tokens,
       CAST(sum(thinking_tokens) AS DOUBLE) AS thinking_tokens, CAST(sum(usd) AS DOUBLE) AS call_usd
-    FROM llm_calls GROUP BY run_id),
+    FROM ${table('llm_calls')} GROUP BY run_id),
   rs AS (SELECT run_id, CAST(count(DISTINCT task_id) AS INTEGER) AS accepted_designs,
       CAST(count(DISTINCT task_id) FILTER (WHERE NOT passed) AS INTEGER) AS false_accepts
-    FROM resimulations GROUP BY run_id),
-  ev AS (SELECT run_id, CAST(count(*) AS INTEGER) AS evaluations FROM evaluations GROUP BY run_id),
-  ${Object.entries(CODED)
-    .map(([name, expression]) => dictionaryCte(name, expression))
-    .join(',\n  ')}
+    FROM ${table('resimulations')} GROUP BY run_id),
+  ev AS (SELECT run_id, CAST(count(*) AS INTEGER) AS evaluations FROM ${table('evaluations')} GROUP BY run_id)
   SELECT r.run_id, r.repeat, r.seed, r.x_tiles, r.y_tiles, r.job_key,
-    ${Object.keys(CODED)
-      .map((name) => `d_${name}.code AS ${name}`)
+    ${Object.entries(CODED)
+      .map(([name, expression]) => `${expression} AS ${name}`)
       .join(', ')},
     ${d.epochSeconds('r.started_at')} AS started_s,
     ${d.epochSeconds('r.finished_at')} - ${d.epochSeconds('r.started_at')} AS wall_s,
     CAST(r.spec->>'$.budget.max_wall_s' AS DOUBLE) AS budget_s,
     ${COUNT_COLUMNS.map((name) => `coalesce(${name}, 0) AS ${name}`).join(', ')},
     fl.first_stage, lc.call_usd, rs.accepted_designs, rs.false_accepts
-  FROM runs r
+  FROM ${table('runs')} r
     LEFT JOIN it ON it.run_id = r.run_id LEFT JOIN tk ON tk.run_id = r.run_id LEFT JOIN pr ON pr.run_id = r.run_id
     LEFT JOIN fl ON fl.run_id = r.run_id LEFT JOIN pc ON pc.run_id = r.run_id LEFT JOIN fp ON fp.run_id = r.run_id
     LEFT JOIN lc ON lc.run_id = r.run_id LEFT JOIN rs ON rs.run_id = r.run_id LEFT JOIN ev ON ev.run_id = r.run_id
-    ${Object.entries(CODED)
-      .map(([name, expression]) => `LEFT JOIN d_${name} ON d_${name}.value = ${expression}`)
-      .join('\n    ')}
   WHERE r.task IS NOT NULL`;
+}
+
+/** runMetricsSql with its text columns as codes (see CODED). */
+export function runRowsSql(dialect: Dialect): string {
+  const plain = Object.keys(RAW_COLUMNS).filter((name) => !(name in CODED));
+  return `
+  WITH
+  m AS (${runMetricsSql(dialect)}),
+  ${Object.entries(CODED)
+    .map(([name, expression]) => dictionaryCte(name, expression))
+    .join(',\n  ')}
+  SELECT ${plain.map((name) => `m.${name}`).join(', ')},
+    ${Object.keys(CODED)
+      .map((name) => `d_${name}.code AS ${name}`)
+      .join(', ')}
+  FROM m
+    ${Object.keys(CODED)
+      .map((name) => `LEFT JOIN d_${name} ON d_${name}.value = m.${name}`)
+      .join('\n    ')}`;
 }
 
 /**
@@ -345,7 +368,7 @@ export interface EvaluationPoint {
 
 export interface LoadedRuns {
   readonly files: readonly string[];
-  /** Every labelled run once, replaced and unfinished ones included, ordered by start time. */
+  /** Every labelled run once, replaced and unfinished ones included, ordered by start time, then run_id. */
   readonly rows: readonly RunRow[];
   /** Copies of a run found in a second file and dropped. */
   readonly duplicates: number;
@@ -370,12 +393,27 @@ const EvaluationSchema = z.object({
 });
 
 const OptionsSchema = z.object({ method: z.string().nullable(), options: z.string().nullable(), runs: z.number() });
+/** How many runs of a method recorded one LoopOptions value. */
+export type RecordedOptions = z.infer<typeof OptionsSchema>;
 
 interface SourceRows {
   readonly raw: RawColumns;
   readonly evaluations: EvaluationPoint[];
-  readonly options: z.infer<typeof OptionsSchema>[];
+  readonly options: RecordedOptions[];
 }
+
+/** The co-design proposals of a database's labelled runs. */
+export const evaluationsSql = (table: TableName = ownTables) =>
+  `SELECT e.run_id, e.idx, e.simulated, e.feasible, e.sim_time, e.area_um2
+   FROM ${table('evaluations')} e JOIN ${table('runs')} r ON r.run_id = e.run_id WHERE r.task IS NOT NULL ORDER BY e.run_id, e.idx`;
+
+/** How many of a database's labelled runs recorded each (method, LoopOptions) pair. */
+export const optionsSql = (dialect: Dialect, table: TableName = ownTables) =>
+  `SELECT method, ${DIALECTS[dialect].jsonText('options')} AS options, count(*) AS runs
+   FROM ${table('runs')} WHERE task IS NOT NULL AND options IS NOT NULL GROUP BY 1, 2`;
+
+export const parseEvaluation = (row: unknown): EvaluationPoint => EvaluationSchema.parse(row);
+export const parseOptions = (row: unknown): RecordedOptions => OptionsSchema.parse(row);
 
 async function readSource(source: Source): Promise<SourceRows> {
   return source.read(async (q: Queries) => {
@@ -385,21 +423,50 @@ async function readSource(source: Source): Promise<SourceRows> {
       columns[name] = columns[name]!.map((code) => (code === null ? null : values[(code as number) - 1]));
     }
     const raw = rawColumns(columns, source.label);
-    const evaluations = (
-      await q.all(
-        `SELECT e.run_id, e.idx, e.simulated, e.feasible, e.sim_time, e.area_um2
-         FROM evaluations e JOIN runs r ON r.run_id = e.run_id WHERE r.task IS NOT NULL ORDER BY e.run_id, e.idx`,
-      )
-    ).map((row) => EvaluationSchema.parse(row));
-    const options = (
-      await q.all(
-        `SELECT method, ${DIALECTS[source.dialect].jsonText('options')} AS options, count(*) AS runs
-         FROM runs WHERE task IS NOT NULL AND options IS NOT NULL GROUP BY 1, 2`,
-      )
-    ).map((row) => OptionsSchema.parse(row));
+    const evaluations = (await q.all(evaluationsSql())).map(parseEvaluation);
+    const options = (await q.all(optionsSql(source.dialect))).map(parseOptions);
     return { raw, evaluations, options };
   });
 }
+
+/**
+ * Each method's recorded LoopOptions: the most common value among its runs over every source
+ * (`perSource` in source order, as their queries return them).
+ */
+export function methodOptions(
+  perSource: readonly (readonly RecordedOptions[])[],
+): Map<string, Record<string, unknown>> {
+  const optionCounts = new Map<string, Map<string, number>>();
+  for (const rows of perSource) {
+    for (const { method, options: json, runs } of rows) {
+      const counts = optionCounts.get(method ?? 'mace') ?? new Map<string, number>();
+      if (json !== null) counts.set(json, (counts.get(json) ?? 0) + runs);
+      optionCounts.set(method ?? 'mace', counts);
+    }
+  }
+  const chosen = new Map<string, Record<string, unknown>>();
+  for (const [method, counts] of optionCounts) {
+    const [json] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? [];
+    if (json !== undefined) chosen.set(method, JSON.parse(json) as Record<string, unknown>);
+  }
+  return chosen;
+}
+
+/** Evaluation points of every source, each (run, idx) once (the first source's), by run and index. */
+export function mergeEvaluations(perSource: readonly (readonly EvaluationPoint[])[]): EvaluationPoint[] {
+  const evaluations = new Map<string, EvaluationPoint[]>();
+  for (const points of perSource) {
+    for (const point of points) {
+      const list = evaluations.get(point.run_id) ?? [];
+      if (!list.some((p) => p.idx === point.idx)) list.push(point);
+      evaluations.set(point.run_id, list);
+    }
+  }
+  return [...evaluations.values()].flat().sort((a, b) => compareText(a.run_id, b.run_id) || a.idx - b.idx);
+}
+
+/** Code-unit order, as SQL compares text (localeCompare would depend on the locale). */
+export const compareText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
  * Read the labelled runs of every source into one set of run rows.
@@ -408,47 +475,32 @@ async function readSource(source: Source): Promise<SourceRows> {
 export async function loadRuns(sources: readonly Source[], options: LoadOptions = {}): Promise<LoadedRuns> {
   const hourlyUsd = options.hourlyUsd ?? DEFAULT_HOURLY_USD;
   const kept = new Map<string, RawRef>();
-  const evaluations = new Map<string, EvaluationPoint[]>();
-  const optionCounts = new Map<string, Map<string, number>>();
+  const read: SourceRows[] = [];
   let duplicates = 0;
   for (const source of sources) {
     const rows = await readSource(source);
+    read.push(rows);
     for (let i = 0; i < rows.raw.run_id.length; i++) {
       const ref = { c: rows.raw, i, source: source.label };
       const existing = kept.get(rows.raw.run_id[i]!);
       if (existing) duplicates++;
       if (!existing || moreComplete(ref, existing)) kept.set(rows.raw.run_id[i]!, ref);
     }
-    for (const point of rows.evaluations) {
-      const list = evaluations.get(point.run_id) ?? [];
-      if (!list.some((p) => p.idx === point.idx)) list.push(point);
-      evaluations.set(point.run_id, list);
-    }
-    for (const { method, options: json, runs } of rows.options) {
-      const counts = optionCounts.get(method ?? 'mace') ?? new Map<string, number>();
-      if (json !== null) counts.set(json, (counts.get(json) ?? 0) + runs);
-      optionCounts.set(method ?? 'mace', counts);
-    }
   }
   const merged = [...kept.values()].sort(
-    (a, b) => a.c.started_s[a.i]! - b.c.started_s[b.i]! || a.c.run_id[a.i]!.localeCompare(b.c.run_id[b.i]!),
+    (a, b) => a.c.started_s[a.i]! - b.c.started_s[b.i]! || compareText(a.c.run_id[a.i]!, b.c.run_id[b.i]!),
   );
   const replacedBy = replacements(merged);
   const ceilings = taskCeilings(merged);
   const rows = merged.map((ref) =>
     runRow(ref, replacedBy.get(ref.c.run_id[ref.i]!) ?? null, ceilings.get(ref.c.task[ref.i]!) ?? null, hourlyUsd),
   );
-  const methodOptions = new Map<string, Record<string, unknown>>();
-  for (const [method, counts] of optionCounts) {
-    const [json] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? [];
-    if (json !== undefined) methodOptions.set(method, JSON.parse(json) as Record<string, unknown>);
-  }
   return {
     files: sources.map((s) => s.label),
     rows,
     duplicates,
-    methodOptions,
-    evaluations: [...evaluations.values()].flat().sort((a, b) => a.run_id.localeCompare(b.run_id) || a.idx - b.idx),
+    methodOptions: methodOptions(read.map((r) => r.options)),
+    evaluations: mergeEvaluations(read.map((r) => r.evaluations)),
   };
 }
 

@@ -67,22 +67,44 @@ export interface CellSummary {
   readonly false_accepts: number | null;
 }
 
-/** Median time to pass with its censoring flag and bootstrap interval. */
-export function timeToPass(rows: readonly RunRow[], bootstrap: BootstrapSettings): TimeToPass {
+/** The times to pass of some runs, ascending, and whether their median falls on a censored one. */
+export interface TimeSample {
+  readonly times: readonly number[];
+  readonly median_censored: boolean;
+}
+
+/** The time sample of some runs (runs still running have no time and are skipped). */
+export function timeSample(rows: readonly Pick<RunRow, 'time_to_pass_s' | 'censored'>[]): TimeSample {
   const timed = rows
     .filter((r) => r.time_to_pass_s !== null)
     .map((r) => ({ t: r.time_to_pass_s!, censored: r.censored }))
     // At equal times an observed pass sorts before a censored failure.
     .sort((a, b) => a.t - b.t || Number(a.censored) - Number(b.censored));
-  if (!timed.length) return { median_s: null, censored: false, ci: null };
   const lowRank = (timed.length - 1) >> 1;
   const highRank = timed.length >> 1;
-  const times = timed.map((x) => x.t);
   return {
-    median_s: (timed[lowRank]!.t + timed[highRank]!.t) / 2,
-    censored: timed[lowRank]!.censored || timed[highRank]!.censored,
+    times: timed.map((x) => x.t),
+    median_censored: timed.length > 0 && (timed[lowRank]!.censored || timed[highRank]!.censored),
+  };
+}
+
+/** Median time to pass with its censoring flag and bootstrap interval, from a time sample. */
+export function timeToPassOf(sample: TimeSample, bootstrap: BootstrapSettings): TimeToPass {
+  const { times } = sample;
+  if (!times.length) return { median_s: null, censored: false, ci: null };
+  return {
+    median_s: (times[(times.length - 1) >> 1]! + times[times.length >> 1]!) / 2,
+    censored: sample.median_censored,
     ci: bootstrapMedian(times, bootstrap),
   };
+}
+
+/** Median time to pass of some runs with its censoring flag and bootstrap interval. */
+export function timeToPass(
+  rows: readonly Pick<RunRow, 'time_to_pass_s' | 'censored'>[],
+  bootstrap: BootstrapSettings,
+): TimeToPass {
+  return timeToPassOf(timeSample(rows), bootstrap);
 }
 
 /** Group rows by a key, keeping first-seen order. */
@@ -114,30 +136,59 @@ function fieldMedians(runs: readonly RunRow[]): Record<MedianField, number | nul
   return out;
 }
 
+/**
+ * What a task × method row is computed from: the counts, medians and sums of its runs, and its
+ * time sample. Built from run rows here, or aggregated in SQL (summary.ts).
+ */
+export interface CellAggregate {
+  readonly task: string;
+  readonly method: string;
+  readonly runs: number;
+  readonly passed: number;
+  readonly sample: TimeSample;
+  readonly passed_time_s: number | null;
+  readonly passed_time_iqr_s: number | null;
+  readonly medians: Readonly<Record<MedianField, number | null>>;
+  readonly recovered_failures: number;
+  readonly false_accepts: number | null;
+}
+
+/** The cell aggregates of some runs, in first-seen order. */
+export function cellAggregates(rows: readonly RunRow[]): CellAggregate[] {
+  return [...groupBy(rows, (r) => cellKey(r.task, r.method)).values()].map((runs) => {
+    const passedTimes = runs.filter((r) => r.passed).map((r) => r.wall_s!);
+    const resimulated = runs.filter((r) => r.false_accepts !== null);
+    return {
+      task: runs[0]!.task,
+      method: runs[0]!.method,
+      runs: runs.length,
+      passed: passedTimes.length,
+      sample: timeSample(runs),
+      passed_time_s: median(passedTimes),
+      passed_time_iqr_s: iqr(passedTimes),
+      medians: fieldMedians(runs),
+      recovered_failures: runs.reduce((sum, r) => sum + r.recovered_failures, 0),
+      false_accepts: resimulated.length ? resimulated.reduce((sum, r) => sum + r.false_accepts!, 0) : null,
+    };
+  });
+}
+
 /** One row per (task, method), sorted by task then method. */
-export function cellSummaries(rows: readonly RunRow[], bootstrap: BootstrapSettings): CellSummary[] {
-  const groups = groupBy(rows, (r) => cellKey(r.task, r.method));
-  return [...groups.values()]
-    .map((runs) => {
-      const { task, method } = runs[0]!;
-      const passedRuns = runs.filter((r) => r.passed);
-      const passedTimes = passedRuns.map((r) => r.wall_s!);
-      const resimulated = runs.filter((r) => r.false_accepts !== null);
-      const medians = fieldMedians(runs);
-      return {
-        task,
-        method,
-        runs: runs.length,
-        passed: passedRuns.length,
-        pass_rate: wilson(passedRuns.length, runs.length),
-        time_to_pass: timeToPass(runs, bootstrap),
-        passed_time_s: median(passedTimes),
-        passed_time_iqr_s: iqr(passedTimes),
-        medians,
-        recovered_failures: runs.reduce((sum, r) => sum + r.recovered_failures, 0),
-        false_accepts: resimulated.length ? resimulated.reduce((sum, r) => sum + r.false_accepts!, 0) : null,
-      };
-    })
+export function cellSummaries(cells: readonly CellAggregate[], bootstrap: BootstrapSettings): CellSummary[] {
+  return cells
+    .map(({ sample, ...cell }) => ({
+      task: cell.task,
+      method: cell.method,
+      runs: cell.runs,
+      passed: cell.passed,
+      pass_rate: wilson(cell.passed, cell.runs),
+      time_to_pass: timeToPassOf(sample, bootstrap),
+      passed_time_s: cell.passed_time_s,
+      passed_time_iqr_s: cell.passed_time_iqr_s,
+      medians: cell.medians,
+      recovered_failures: cell.recovered_failures,
+      false_accepts: cell.false_accepts,
+    }))
     .sort((a, b) => a.task.localeCompare(b.task) || a.method.localeCompare(b.method));
 }
 
@@ -192,51 +243,88 @@ const PER_PASS_FIELDS = [
  * starts with codesign_ as in the original); a fault check when its runs carry a fault and its name
  * starts with faultcheck_; a seeded fault when they carry any other fault.
  */
+export function methodKind(
+  method: string,
+  runs: { readonly evaluated: boolean; readonly faulted: boolean },
+  reference: string,
+): MethodKind {
+  if (method === reference) return 'reference';
+  if (runs.evaluated || method.startsWith('codesign_')) return 'codesign';
+  if (runs.faulted) return method.startsWith('faultcheck_') ? 'fault_check' : 'seeded_fault';
+  return 'compared';
+}
+
+/** Each method's kind, in the order the methods first appear. */
 export function methodKinds(rows: readonly RunRow[], reference: string): Map<string, MethodKind> {
   const kinds = new Map<string, MethodKind>();
   for (const [method, runs] of groupBy(rows, (r) => r.method)) {
-    const kind: MethodKind =
-      method === reference
-        ? 'reference'
-        : runs.some((r) => r.evaluations > 0) || method.startsWith('codesign_')
-          ? 'codesign'
-          : runs.some((r) => r.fault !== null)
-            ? method.startsWith('faultcheck_')
-              ? 'fault_check'
-              : 'seeded_fault'
-            : 'compared';
-    kinds.set(method, kind);
+    const evaluated = runs.some((r) => r.evaluations > 0);
+    kinds.set(method, methodKind(method, { evaluated, faulted: runs.some((r) => r.fault !== null) }, reference));
   }
   return kinds;
 }
 
+/** What a per-method row is computed from (see CellAggregate). */
+export interface MethodAggregate {
+  readonly method: string;
+  readonly tasks: number;
+  readonly runs: number;
+  readonly passed: number;
+  readonly sample: TimeSample;
+  readonly passed_time_s: number | null;
+  readonly machine_s: number | null;
+  /** Sums over the method's runs, added in start order (the order fixes the last bits of a float sum). */
+  readonly sums: Readonly<Record<SummedField, number>>;
+}
+
+/** The RunRow numbers a method row sums. */
+export const SUMMED_FIELDS = ['total_usd', ...PER_PASS_FIELDS] as const;
+export type SummedField = (typeof SUMMED_FIELDS)[number];
+
+/** The method aggregates of some runs (in start order), in first-seen order. */
+export function methodAggregates(rows: readonly RunRow[]): MethodAggregate[] {
+  return [...groupBy(rows, (r) => r.method)].map(([method, runs]) => {
+    const passed = runs.filter((r) => r.passed);
+    return {
+      method,
+      tasks: new Set(runs.map((r) => r.task)).size,
+      runs: runs.length,
+      passed: passed.length,
+      sample: timeSample(runs),
+      passed_time_s: median(passed.map((r) => r.wall_s!)),
+      machine_s: median(runs.map((r) => r.machine_s)),
+      sums: Object.fromEntries(SUMMED_FIELDS.map((f) => [f, runs.reduce((s, r) => s + r[f], 0)])) as unknown as Record<
+        SummedField,
+        number
+      >,
+    };
+  });
+}
+
 export function methodSummaries(
-  rows: readonly RunRow[],
+  methods: readonly MethodAggregate[],
   kinds: ReadonlyMap<string, MethodKind>,
   bootstrap: BootstrapSettings,
 ): MethodSummary[] {
-  return [...groupBy(rows, (r) => r.method)]
-    .map(([method, runs]) => {
-      const passed = runs.filter((r) => r.passed);
-      const sum = (field: 'total_usd' | (typeof PER_PASS_FIELDS)[number]) => runs.reduce((s, r) => s + r[field], 0);
-      const total = sum('total_usd');
-      const perPass = passed.length
-        ? (Object.fromEntries(PER_PASS_FIELDS.map((f) => [f, sum(f) / passed.length])) as unknown as PerPass)
+  return methods
+    .map(({ method, tasks, runs, passed, sample, passed_time_s, machine_s, sums }) => {
+      const perPass = passed
+        ? (Object.fromEntries(PER_PASS_FIELDS.map((f) => [f, sums[f] / passed])) as unknown as PerPass)
         : null;
       return {
         method,
         kind: kinds.get(method)!,
-        tasks: new Set(runs.map((r) => r.task)).size,
-        runs: runs.length,
-        passed: passed.length,
-        pass_rate: wilson(passed.length, runs.length),
-        time_to_pass: timeToPass(runs, bootstrap),
-        passed_time_s: median(passed.map((r) => r.wall_s!)),
-        machine_s: median(runs.map((r) => r.machine_s)),
-        llm_usd_total: sum('llm_usd'),
-        compute_usd_total: sum('compute_usd'),
-        total_usd: total,
-        usd_per_pass: passed.length ? total / passed.length : null,
+        tasks,
+        runs,
+        passed,
+        pass_rate: wilson(passed, runs),
+        time_to_pass: timeToPassOf(sample, bootstrap),
+        passed_time_s,
+        machine_s,
+        llm_usd_total: sums.llm_usd,
+        compute_usd_total: sums.compute_usd,
+        total_usd: sums.total_usd,
+        usd_per_pass: passed ? sums.total_usd / passed : null,
         per_pass: perPass,
       };
     })
@@ -363,24 +451,35 @@ export interface RecoveryRow {
   readonly caught_by: Readonly<Record<CatchStage, number>>;
 }
 
-/** Seeded fault × method: recovered, iterations to recover, and which stage caught the fault. */
-export function recoveryTable(rows: readonly RunRow[], kinds: ReadonlyMap<string, MethodKind>): RecoveryRow[] {
+/** What a recovery row is computed from: its counts, `recovered` being the runs that passed. */
+export type RecoveryAggregate = Omit<RecoveryRow, 'recovered'> & { readonly recovered: number };
+
+/** Runs of seeded faults (not fault checks), grouped by fault and method in first-seen order. */
+export function recoveryAggregates(
+  rows: readonly RunRow[],
+  kinds: ReadonlyMap<string, MethodKind>,
+): RecoveryAggregate[] {
   const seeded = rows.filter((r) => r.fault !== null && kinds.get(r.method) !== 'fault_check');
-  return [...groupBy(seeded, (r) => `${r.fault}\u0000${r.method}`).values()]
-    .map((runs) => {
-      const recovered = runs.filter((r) => r.passed);
-      const caught = Object.fromEntries(CATCH_STAGES.map((s) => [s, 0])) as Record<CatchStage, number>;
-      for (const run of runs) caught[run.caught_by]++;
-      return {
-        fault: runs[0]!.fault!,
-        method: runs[0]!.method,
-        tasks: new Set(runs.map((r) => r.task)).size,
-        runs: runs.length,
-        recovered: wilson(recovered.length, runs.length),
-        iterations_to_recover: median(recovered.map((r) => r.iterations)),
-        caught_by: caught,
-      };
-    })
+  return [...groupBy(seeded, (r) => `${r.fault}\u0000${r.method}`).values()].map((runs) => {
+    const recovered = runs.filter((r) => r.passed);
+    const caught = Object.fromEntries(CATCH_STAGES.map((s) => [s, 0])) as Record<CatchStage, number>;
+    for (const run of runs) caught[run.caught_by]++;
+    return {
+      fault: runs[0]!.fault!,
+      method: runs[0]!.method,
+      tasks: new Set(runs.map((r) => r.task)).size,
+      runs: runs.length,
+      recovered: recovered.length,
+      iterations_to_recover: median(recovered.map((r) => r.iterations)),
+      caught_by: caught,
+    };
+  });
+}
+
+/** Seeded fault × method: recovered, iterations to recover, and which stage caught the fault. */
+export function recoveryTable(aggregates: readonly RecoveryAggregate[]): RecoveryRow[] {
+  return aggregates
+    .map((a) => ({ ...a, recovered: wilson(a.recovered, a.runs) }))
     .sort((a, b) => a.fault.localeCompare(b.fault) || a.method.localeCompare(b.method));
 }
 
@@ -396,8 +495,8 @@ export interface FaultCheckRow {
 
 export function faultChecks(rows: readonly RunRow[], kinds: ReadonlyMap<string, MethodKind>): FaultCheckRow[] {
   const checks = rows.filter((r) => kinds.get(r.method) === 'fault_check');
-  return [...groupBy(checks, (r) => `${r.fault}\u0000${r.method}`).values()]
-    .map((runs) => {
+  return sortFaultChecks(
+    [...groupBy(checks, (r) => `${r.fault}\u0000${r.method}`).values()].map((runs) => {
       const failed = runs.filter((r) => !r.passed).length;
       return {
         fault: runs[0]!.fault!,
@@ -407,6 +506,9 @@ export function faultChecks(rows: readonly RunRow[], kinds: ReadonlyMap<string, 
         failed,
         verified: failed === runs.length,
       };
-    })
-    .sort((a, b) => a.fault.localeCompare(b.fault));
+    }),
+  );
 }
+
+/** Fault checks by fault; rows of one fault stay in first-seen order. */
+export const sortFaultChecks = (rows: FaultCheckRow[]) => rows.sort((a, b) => a.fault.localeCompare(b.fault));

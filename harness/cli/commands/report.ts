@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { analyseFiles } from '../../analysis/analyse.ts';
+import { analyseFiles, summariseFiles } from '../../analysis/analyse.ts';
 import { renderMarkdown, runRowsCsv } from '../../analysis/report.ts';
 import { addAnalysisFlags, analysisOptions, type AnalysisFlags } from '../analysis-flags.ts';
 import { CommandFailed, printJson } from '../io.ts';
@@ -35,9 +35,12 @@ Examples:
 }
 
 async function report(dbs: readonly string[], options: ReportOptions, ctx: CommandContext): Promise<void> {
-  const analysis = await analyseFiles(dbs, analysisOptions(options));
-  if (!analysis.runs.length) throw new CommandFailed(`no labelled evaluation runs in ${dbs.join(', ')}`);
-  if (options.csv) writeFileSync(options.csv, runRowsCsv(analysis.runs));
+  // Run rows are read only for the outputs that list them; the tables alone are grouped in SQL.
+  const settings = analysisOptions(options);
+  const withRuns = options.json || options.csv ? await analyseFiles(dbs, settings) : undefined;
+  const analysis = withRuns ?? (await summariseFiles(dbs, settings));
+  if (!analysis.counts.runs) throw new CommandFailed(`no labelled evaluation runs in ${dbs.join(', ')}`);
+  if (options.csv && withRuns) writeFileSync(options.csv, runRowsCsv(withRuns.runs));
   const markdown = renderMarkdown(analysis);
   if (options.out) writeFileSync(options.out, markdown);
   if (options.json) printJson(ctx.io, analysis);
