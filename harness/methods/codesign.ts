@@ -17,7 +17,7 @@ import type { RunLlm } from '../../mace/llm/recorder.ts';
 import { addRunMeta } from '../../mace/store/writers.ts';
 import { codesignSpace } from '../suite/codesign.ts';
 import { finishOwnRun, requirementProblem, startOwnRun } from './record.ts';
-import type { Method, MethodContext, MethodTask } from './types.ts';
+import { isCodesign, type Method, type MethodContext } from './types.ts';
 
 interface StrategyInput {
   readonly ctx: MethodContext;
@@ -29,8 +29,6 @@ interface StrategyInput {
   readonly model: AreaModel;
   readonly tiles: number;
 }
-
-const isCodesign = (task: MethodTask): boolean => task.kind === 'codesign';
 
 function searchMethod(definition: {
   readonly name: string;

@@ -71,3 +71,4 @@ export interface Method {
 
 /** Every bring-up method runs on bring-up tasks only; co-design tasks belong to the co-design searches. */
 export const isBringup = (task: MethodTask): boolean => task.kind === 'bringup';
+export const isCodesign = (task: MethodTask): boolean => task.kind === 'codesign';

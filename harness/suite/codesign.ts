@@ -4,9 +4,7 @@
  * way rule and fits the simulation budget, and the crossbar only on a mesh of one row.
  */
 import { gridDesigns, spaceGeometryProblems, type DesignSpace } from '../../mace/codesign/space.ts';
-import { describeDesign, designJson } from '../../mace/codesign/design.ts';
-import { configForTask } from '../../mace/design.ts';
-import { wayViolations } from '../../mace/openpiton/config.ts';
+import { describeDesign, designWayViolations } from '../../mace/codesign/design.ts';
 import { CACHE_NAMES, type CacheName, type Network } from '../../mace/openpiton/geometry.ts';
 import type { MaceSpec } from '../../mace/spec.ts';
 import type { Path } from './locate.ts';
@@ -45,12 +43,7 @@ export function checkCodesign(entry: CodesignEntry, spec: MaceSpec, at: Path, em
   if (designs.length > entry.simulations)
     emit([...at, 'grid'], `the grid holds ${designs.length} designs, more than simulations (${entry.simulations})`);
   for (const design of designs) {
-    const config = configForTask(spec, {
-      caches: designJson(design).caches,
-      config_rtl: null,
-      network: design.network,
-    });
-    const violations = wayViolations(config);
+    const violations = designWayViolations(spec, design);
     if (violations.length) {
       emit([...at, 'grid'], `the grid holds ${describeDesign(design)}, whose ${violations.join('; ')}`);
       return;

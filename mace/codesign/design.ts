@@ -3,6 +3,9 @@
  * de-duplicated by their one-line description, which is also what the LLM proposer reads and writes
  * (`l15=8192,4 l1d=8192,4 l1i=16384,4 l2=65536,4 network=2dmesh_config`).
  */
+import { configForTask } from '../design.ts';
+import { wayViolations } from '../openpiton/config.ts';
+import type { MaceSpec } from '../spec.ts';
 import {
   CACHE_NAMES,
   DEFAULT_NETWORK,
@@ -62,4 +65,11 @@ export function parseDesign(text: string): Design | null {
     caches[name] = [size, assoc];
   }
   return designOf(caches, network);
+}
+
+/** How the design breaks Ariane's way rule on the spec's core (empty for other cores and for a design that keeps it). */
+export function designWayViolations(spec: MaceSpec, design: Design): string[] {
+  return wayViolations(
+    configForTask(spec, { caches: designJson(design).caches, config_rtl: null, network: design.network }),
+  );
 }

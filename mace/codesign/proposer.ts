@@ -16,8 +16,8 @@ import { firstUnseen, seenDesigns, type Evaluation, type Strategy } from './stra
 
 export const ARIANE_WAY_RULE_TEXT = 'On Ariane, the L1D and the L1I may not have more ways than the L1.5.';
 
-/** The format a proposal line takes; the scripted agent and the parser below share it. */
-export const DESIGN_LINE_FORMAT =
+/** The form the prompt asks a proposal line to take; designsFromReply reads it back. */
+const DESIGN_LINE_FORMAT =
   'DESIGN: l15=<size>,<ways> l1d=<size>,<ways> l1i=<size>,<ways> l2=<size>,<ways> network=<network>';
 const DESIGN_LINE = /^\s*\**\s*DESIGN:\s*(.+?)\s*$/gim;
 

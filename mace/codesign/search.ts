@@ -8,16 +8,14 @@
  */
 import type { Deadline } from '../budget.ts';
 import { recordingCheckout, type Checkout } from '../checkouts.ts';
-import { configForTask } from '../design.ts';
 import { integrateParallel, type TaskResult } from '../integrator.ts';
 import type { RunLlm } from '../llm/recorder.ts';
-import { wayViolations } from '../openpiton/config.ts';
 import { taskRecord } from '../records.ts';
 import { LoopOptionsSchema, makeTask, type MaceSpec, type RunStatus, type Task } from '../spec.ts';
 import type { Store } from '../store/store.ts';
 import { recordEvaluation, recordIteration, type When } from '../store/writers.ts';
 import { designArea, type AreaModel, type DesignArea } from './area.ts';
-import { describeDesign, designJson, type Design } from './design.ts';
+import { describeDesign, designJson, designWayViolations, type Design } from './design.ts';
 import { seenDesigns, type Evaluation, type Strategy } from './strategy.ts';
 
 export interface SearchSettings {
@@ -87,12 +85,7 @@ export async function runCodesignSearch(
   };
 
   const price = async (design: Design): Promise<Priced> => {
-    const config = configForTask(spec, {
-      caches: designJson(design).caches,
-      config_rtl: null,
-      network: design.network,
-    });
-    const ways = wayViolations(config);
+    const ways = designWayViolations(spec, design);
     let area: DesignArea;
     try {
       area = await designArea(design, tiles, settings.areaModel);

@@ -62,19 +62,6 @@ export function designFromKnobs(values: Readonly<Record<string, KnobValue>>): De
   return designOf(caches, network);
 }
 
-/** A design's values of the space's knobs. */
-export function knobValues(space: DesignSpace, design: Design): Record<string, KnobValue> {
-  const out: Record<string, KnobValue> = {};
-  for (const { name } of spaceKnobs(space)) {
-    if (name === 'network') out.network = design.network;
-    else {
-      const [cache, what] = name.split('_') as [CacheName, 'size' | 'assoc'];
-      out[name] = design.caches[cache][what === 'size' ? 0 : 1];
-    }
-  }
-  return out;
-}
-
 /** One uniform draw per knob. */
 export function sampleDesign(space: DesignSpace, random: Random): Design {
   const values: Record<string, KnobValue> = {};

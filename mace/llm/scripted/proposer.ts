@@ -6,6 +6,7 @@
  * near the soonest one, with a seeded chance of trying something further away.
  */
 import { describeDesign, parseDesign, type Design } from '../../codesign/design.ts';
+import { ARIANE_WAY_RULE_TEXT } from '../../codesign/proposer.ts';
 import { CACHE_NAMES, DEFAULT_CACHES, NETWORKS, type CacheName, type Network } from '../../openpiton/geometry.ts';
 import type { Random } from './random.ts';
 
@@ -60,7 +61,7 @@ function readProposerPrompt(prompt: string): ProposerInputs {
     budget: budgetText === 'none' ? null : Number(budgetText),
     options,
     networks: networks.length ? networks : ['2dmesh_config'],
-    wayRule: /L1D and the L1I may not have more ways than the L1\.5/.test(prompt),
+    wayRule: prompt.includes(ARIANE_WAY_RULE_TEXT),
     tried,
     passed,
   };
