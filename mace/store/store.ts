@@ -373,20 +373,32 @@ async function schemaVersion(q: Queries): Promise<number> {
 }
 
 function queries(connection: DuckDBConnection): Queries {
+  // Results are read a chunk and a column at a time (appendPlain), rows built from the columns after:
+  // the library's row objects cost several times more on results of thousands of rows.
+  const read = async (sql: string, params: Params) => {
+    const result = await connection.run(sql, params.map(toDuckValue) as DuckDBValue[]);
+    const names = result.columnNames();
+    const columns = names.map((): unknown[] => []);
+    for (let chunk = await result.fetchChunk(); chunk?.rowCount; chunk = await result.fetchChunk()) {
+      for (let c = 0; c < names.length; c++) appendPlain(chunk.getColumnVector(c), chunk.rowCount, columns[c]!);
+    }
+    return { names, columns };
+  };
   const all = async <T>(sql: string, params: Params = []): Promise<T[]> => {
-    const reader = await connection.runAndReadAll(sql, params.map(toDuckValue) as DuckDBValue[]);
-    return reader.getRowObjectsJS().map(plainRow) as T[];
+    const { names, columns } = await read(sql, params);
+    const rows: Record<string, unknown>[] = [];
+    for (let i = 0; i < (columns[0]?.length ?? 0); i++) {
+      const row: Record<string, unknown> = {};
+      for (let c = 0; c < names.length; c++) row[names[c]!] = columns[c]![i];
+      rows.push(row);
+    }
+    return rows as T[];
   };
   return {
     all,
     one: async <T>(sql: string, params: Params = []) => (await all<T>(sql, params))[0],
     async columns(sql, params = []) {
-      const result = await connection.run(sql, params.map(toDuckValue) as DuckDBValue[]);
-      const names = result.columnNames();
-      const columns = names.map((): unknown[] => []);
-      for (let chunk = await result.fetchChunk(); chunk?.rowCount; chunk = await result.fetchChunk()) {
-        for (let c = 0; c < names.length; c++) appendPlain(chunk.getColumnVector(c), chunk.rowCount, columns[c]!);
-      }
+      const { names, columns } = await read(sql, params);
       return Object.fromEntries(names.map((name, c) => [name, columns[c]!]));
     },
   };
@@ -496,12 +508,6 @@ function toDuckValue(value: unknown): DuckDBValue {
   if (value instanceof Date) return jsToDuckDBValue(value, TIMESTAMP);
   if (Array.isArray(value)) return listValue(value.map(toDuckValue));
   return value as DuckDBValue;
-}
-
-function plainRow(row: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(row)) out[key] = plainValue(value);
-  return out;
 }
 
 /**
