@@ -56,9 +56,9 @@ const CODED = {
   method: "coalesce(r.method, 'mace')",
   status: 'r.status',
   core: 'r.core',
-  fault: "coalesce(r.fault, r.meta->>'$.fault')",
-  backend: "coalesce(r.backend, r.meta->>'$.backend')",
-  model: "coalesce(r.model, r.meta->>'$.model')",
+  fault: 'r.fault',
+  backend: 'r.backend',
+  model: 'r.model',
 } as const;
 
 /** The distinct non-null values of a coded column. */
@@ -77,8 +77,8 @@ export type TableName = (name: string) => string;
 const ownTables: TableName = (name) => name;
 
 /**
- * One row per labelled run with its own fields (text columns plain, `method`, `fault`, `backend`
- * and `model` with their fallbacks) and the counts and sums of its rows in the other tables: the
+ * One row per labelled run with its own fields (a run without a method is `mace`'s) and the
+ * counts and sums of its rows in the other tables: the
  * per-run numbers every report table is built from, read whole (runRowsSql) or aggregated in SQL
  * (summary.ts).
  */
@@ -110,9 +110,9 @@ export function runMetricsSql(dialect: Dialect, table: TableName = ownTables): s
   lc AS (SELECT run_id, CAST(count(*) AS INTEGER) AS llm_calls, CAST(sum(input_tokens) AS DOUBLE) AS input_tokens, CAST(sum(output_tokens) AS DOUBLE) AS output_tokens,
       CAST(sum(thinking_tokens) AS DOUBLE) AS thinking_tokens, CAST(sum(usd) AS DOUBLE) AS call_usd
     FROM ${table('llm_calls')} GROUP BY run_id),
-  rs AS (SELECT run_id, CAST(count(DISTINCT task_id) AS INTEGER) AS accepted_designs,
-      CAST(count(DISTINCT task_id) FILTER (WHERE NOT passed) AS INTEGER) AS false_accepts
-    FROM ${table('resimulations')} GROUP BY run_id),
+  rs AS (SELECT run_id, CAST(count(*) AS INTEGER) AS accepted_designs, CAST(sum(failed) AS INTEGER) AS false_accepts
+    FROM (SELECT run_id, max(CASE WHEN NOT passed THEN 1 ELSE 0 END) AS failed FROM ${table('resimulations')} GROUP BY run_id, task_id) d
+    GROUP BY run_id),
   ev AS (SELECT run_id, CAST(count(*) AS INTEGER) AS evaluations FROM ${table('evaluations')} GROUP BY run_id)
   SELECT r.run_id, r.repeat, r.seed, r.x_tiles, r.y_tiles, r.job_key,
     ${Object.entries(CODED)

@@ -367,6 +367,16 @@ export const MIGRATIONS: readonly Migration[] = [
         todo INTEGER NOT NULL, checkouts INTEGER NOT NULL, host VARCHAR, pid INTEGER, labels JSON)`,
     ],
   },
+  {
+    version: 5,
+    description: 'backend, model and fault read from runs.meta into their own columns, where version 1 kept them',
+    statements: [
+      `UPDATE runs SET backend = coalesce(backend, meta->>'$.backend'), model = coalesce(model, meta->>'$.model'),
+        fault = coalesce(fault, meta->>'$.fault')
+        WHERE (backend IS NULL AND (meta->>'$.backend') IS NOT NULL) OR (model IS NULL AND (meta->>'$.model') IS NOT NULL)
+          OR (fault IS NULL AND (meta->>'$.fault') IS NOT NULL)`,
+    ],
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

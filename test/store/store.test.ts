@@ -437,7 +437,8 @@ describe('migrations', () => {
     const writer = await Store.open(path, { schemaVersion: previous });
     await writer.write(async (tx) => {
       await tx.run(`INSERT INTO runs (run_id, objective, core, x_tiles, y_tiles, started_at, status, method, task, repeat, meta)
-                    VALUES ('legacy', 'o', 'ariane', 2, 2, TIMESTAMP '2026-01-01 00:00:00', 'passed', 'mace', 'a', 0, '{"host":"old"}')`);
+                    VALUES ('legacy', 'o', 'ariane', 2, 2, TIMESTAMP '2026-01-01 00:00:00', 'passed', 'mace', 'a', 0,
+                      '{"host":"old","backend":"vertex","fault":"drop_bist"}')`);
       await tx.run(
         `INSERT INTO iterations (run_id, iteration, num_tasks, num_passed, wall_s, usd) VALUES ('legacy', 0, 1, 1, 33.9, 0.04)`,
       );
@@ -449,8 +450,10 @@ describe('migrations', () => {
     assert.equal(await reader.version(), SCHEMA_VERSION);
     const run = await getRun(reader, 'legacy');
     assert.equal(run?.status, 'passed');
-    assert.deepEqual(run?.meta, { host: 'old' });
+    assert.deepEqual(run?.meta, { host: 'old', backend: 'vertex', fault: 'drop_bist' });
     assert.equal(run?.suite_hash, null);
+    // Version 1 kept these in meta; the report reads only their columns.
+    assert.deepEqual([run?.backend, run?.model, run?.fault], ['vertex', null, 'drop_bist']);
     assert.deepEqual(await runSummary(reader, 'legacy'), {
       successful_tasks: 0,
       iterations: 1,
