@@ -5,7 +5,8 @@
  * attached to the first one's connection and merged there, each still borrowed through its Store.
  *
  * The numbers are the same, bit for bit, as those computed from run rows (tables.ts): medians are
- * type-7 quantiles either way, and float sums are folded in start order as in JS.
+ * type-7 quantiles either way, and sums add whole units (unitSum) either way. The rules are applied
+ * with hash aggregates and joins rather than windows, whose sorts cost more on a hundred thousand runs.
  */
 import { resolve } from 'node:path';
 import type { Queries } from '../../mace/store/store.ts';
@@ -30,12 +31,15 @@ import { duckdbSource, type Source } from './source.ts';
 import {
   MEDIAN_FIELDS,
   SUMMED_FIELDS,
+  SUM_UNITS,
   methodKind,
+  sampleOf,
   type CellAggregate,
   type FaultCheckRow,
   type MethodAggregate,
   type MethodKind,
   type RecoveryAggregate,
+  type TimeSample,
 } from './tables.ts';
 
 export interface SummaryOptions {
@@ -54,8 +58,8 @@ const caughtBySql = `CASE WHEN first_plan_check > 0 THEN 'plan_check' WHEN first
 /** The columns the grouping queries read (DuckDB then skips computing the others, such as backend). */
 const KEPT_COLUMNS = [
   ...new Set([
-    ...['run_id', 'task', 'method', 'repeat', 'seed', 'status', 'fault', 'job_key', 'replacer_job_key', 'replaced'],
-    ...['ord', 'copies', 'counted', 'passed', 'time_to_pass_s', 'censored', 'evaluations', 'recovered_failures'],
+    ...['run_id', 'task', 'method', 'repeat', 'seed', 'status', 'fault', 'replaced', 'replaced_after_edit'],
+    ...['started_s', 'copies', 'counted', 'passed', 'time_to_pass_s', 'censored', 'evaluations', 'recovered_failures'],
     ...['resimulated_false_accepts', 'caught_by', ...MEDIAN_FIELDS, ...SUMMED_FIELDS],
   ]),
 ].filter((column) => column !== 'total_usd');
@@ -63,7 +67,8 @@ const KEPT_COLUMNS = [
 /**
  * Every labelled run once, with what runRow derives, from the tables of each attached database.
  * A run in several files keeps the copy loadRuns keeps: folding the copies in file order, a copy
- * that finished or has more iterations takes over.
+ * that finished or has more iterations takes over. The latest-started run of each job (task, method,
+ * repeat) replaces the others; a task's ceiling is the longest any of its runs took or was allowed.
  */
 function runsTableSql(tables: readonly TableName[]): string {
   const copies = tables.map((table, k) => `SELECT ${k} AS copy_source, * FROM (${runMetricsSql('duckdb', table)})`);
@@ -76,16 +81,16 @@ function runsTableSql(tables: readonly TableName[]): string {
             (current, candidate) -> CASE WHEN candidate.finished - current.finished > 0 OR candidate.iterations > current.iterations
               THEN candidate ELSE current END).k AS copy_source
           FROM copies GROUP BY run_id) k USING (run_id, copy_source)`;
-  const latestFirst = 'PARTITION BY task, method, repeat ORDER BY started_s DESC, run_id DESC';
   return `CREATE TEMP TABLE ${RUNS} AS
   WITH copies AS (${copies.join(' UNION ALL ')}),
   kept AS (${kept}),
-  ordered AS (SELECT *,
-      row_number() OVER (ORDER BY started_s, run_id) AS ord,
-      row_number() OVER (${latestFirst}) > 1 AS replaced,
-      first_value(job_key) OVER (${latestFirst}) AS replacer_job_key,
-      max(greatest(coalesce(wall_s, 0), coalesce(budget_s, 0))) OVER (PARTITION BY task) AS ceiling
-    FROM kept),
+  jobs AS (SELECT task, method, repeat, max({'s': started_s, 'r': run_id, 'j': job_key}) AS latest
+    FROM kept GROUP BY task, method, repeat),
+  ceilings AS (SELECT task, max(greatest(coalesce(wall_s, 0), coalesce(budget_s, 0))) AS ceiling FROM kept GROUP BY task),
+  placed AS (SELECT k.*, k.run_id <> j.latest.r AS replaced, k.run_id <> j.latest.r AND k.job_key <> j.latest.j AS replaced_after_edit,
+      c.ceiling
+    FROM kept k JOIN ceilings c ON c.task = k.task
+      JOIN jobs j ON j.task = k.task AND j.method = k.method AND j.repeat IS NOT DISTINCT FROM k.repeat),
   derived AS (SELECT *,
       status = 'passed' AS passed,
       CASE WHEN wall_s IS NULL THEN NULL WHEN status = 'passed' THEN wall_s
@@ -97,17 +102,9 @@ function runsTableSql(tables: readonly TableName[]): string {
       (task_s + probe_s) / 3600 * CAST($1 AS DOUBLE) AS compute_usd,
       CASE WHEN accepted_designs IS NULL THEN NULL ELSE false_accepts END AS resimulated_false_accepts,
       ${caughtBySql} AS caught_by
-    FROM ordered)
+    FROM placed)
   SELECT ${KEPT_COLUMNS.join(', ')}, llm_usd + compute_usd AS total_usd FROM derived`;
 }
-
-/**
- * A time sample: the (time to pass, censored) pairs of a group sorted once (an ordered aggregate
- * would sort every group's input again for each list), the times alone, and whether the median
- * falls on a censored run.
- */
-const SAMPLE = `list_sort(list({'t': time_to_pass_s, 'c': censored}) FILTER (WHERE time_to_pass_s IS NOT NULL)) AS sample`;
-const medianCensored = `coalesce(sample[(len(sample) - 1) // 2 + 1].c OR sample[len(sample) // 2 + 1].c, false) AS median_censored`;
 
 const medianOf = (column: string) => `quantile_cont(CAST(${column} AS DOUBLE), 0.5)`;
 
@@ -117,47 +114,55 @@ const ofMethods = `list_contains(from_json($1, '["VARCHAR"]'), method)`;
 /** Counted runs of some methods ($1). */
 const countedOf = `FROM ${RUNS} WHERE counted AND ${ofMethods}`;
 
-const CELLS_SQL = `SELECT * EXCLUDE (sample), list_transform(sample, x -> x.t) AS times, ${medianCensored} FROM (
-  SELECT task, method, CAST(count(*) AS INTEGER) AS runs, CAST(count(*) FILTER (WHERE passed) AS INTEGER) AS passed, ${SAMPLE},
+/** Groups in the order of their first run (start time, then run_id). */
+const FIRST_SEEN = `min({'s': started_s, 'r': run_id})`;
+
+/**
+ * A cell's times to pass travel as two unsorted lists, times and censoring flags: DuckDB feeds a
+ * group's rows to every aggregate in the same order, so the two lists pair up.
+ */
+const timedList = (column: string) => `list(${column}) FILTER (WHERE time_to_pass_s IS NOT NULL) AS ${column}`;
+
+const CELLS_SQL = `SELECT task, method, CAST(count(*) AS INTEGER) AS runs, CAST(count(*) FILTER (WHERE passed) AS INTEGER) AS passed,
+    ${timedList('time_to_pass_s')}, ${timedList('censored')},
     quantile_cont(wall_s, [0.25, 0.5, 0.75]) FILTER (WHERE passed) AS passed_quartiles,
     ${MEDIAN_FIELDS.map((field) => `${medianOf(field)} AS ${field}`).join(', ')},
     CAST(sum(recovered_failures) AS INTEGER) AS recovered_failures,
     CAST(sum(resimulated_false_accepts) AS INTEGER) AS false_accepts
-  ${countedOf} GROUP BY task, method)`;
+  ${countedOf} GROUP BY task, method`;
 
-/** Float sums folded in start order (the runs sorted once by ord), as JS adds them. */
-const METHODS_SQL = `SELECT * EXCLUDE (sample, summed), ${medianCensored},
-  ${SUMMED_FIELDS.map((field) => `list_reduce(list_transform(summed, x -> x.${field}), (a, b) -> a + b) AS sum_${field}`).join(', ')}
-  FROM (
-  SELECT method, CAST(count(DISTINCT task) AS INTEGER) AS tasks, CAST(count(*) AS INTEGER) AS runs,
-    CAST(count(*) FILTER (WHERE passed) AS INTEGER) AS passed, ${SAMPLE},
+/** SQL's unitSum: whole units added as integers, exactly. */
+const unitSumOf = (field: (typeof SUMMED_FIELDS)[number]) =>
+  `CAST(sum(CAST(floor(${field} * ${SUM_UNITS[field]} + 0.5) AS BIGINT)) AS DOUBLE) / ${SUM_UNITS[field]} AS sum_${field}`;
+
+const METHODS_SQL = `SELECT method, CAST(count(DISTINCT task) AS INTEGER) AS tasks, CAST(count(*) AS INTEGER) AS runs,
+    CAST(count(*) FILTER (WHERE passed) AS INTEGER) AS passed,
     quantile_cont(wall_s, 0.5) FILTER (WHERE passed) AS passed_time_s, ${medianOf('machine_s')} AS machine_s,
-    list_sort(list({'ord': ord, ${SUMMED_FIELDS.map((field) => `'${field}': CAST(${field} AS DOUBLE)`).join(', ')}})) AS summed
-  ${countedOf} GROUP BY method)`;
+    ${SUMMED_FIELDS.map(unitSumOf).join(', ')}
+  ${countedOf} GROUP BY method`;
 
 const RECOVERY_SQL = `SELECT fault, method, CAST(count(DISTINCT task) AS INTEGER) AS tasks, CAST(count(*) AS INTEGER) AS runs,
   CAST(count(*) FILTER (WHERE passed) AS INTEGER) AS recovered,
   ${medianOf('iterations')} FILTER (WHERE passed) AS iterations_to_recover,
   ${CATCH_STAGES.map((stage) => `CAST(count(*) FILTER (WHERE caught_by = '${stage}') AS INTEGER) AS ${stage}`).join(', ')}
-  ${countedOf} AND fault IS NOT NULL GROUP BY fault, method ORDER BY min(ord)`;
+  ${countedOf} AND fault IS NOT NULL GROUP BY fault, method ORDER BY ${FIRST_SEEN}`;
 
 const FAULT_CHECKS_SQL = `SELECT fault, method, CAST(count(DISTINCT task) AS INTEGER) AS tasks, CAST(count(*) AS INTEGER) AS runs,
   CAST(count(*) FILTER (WHERE NOT passed) AS INTEGER) AS failed
-  ${countedOf} GROUP BY fault, method ORDER BY min(ord)`;
+  ${countedOf} GROUP BY fault, method ORDER BY ${FIRST_SEEN}`;
 
 const COUNTS_SQL = `SELECT CAST(count(*) AS INTEGER) AS runs, CAST(count(*) FILTER (WHERE counted) AS INTEGER) AS counted,
   CAST(count(*) FILTER (WHERE replaced) AS INTEGER) AS replaced,
-  CAST(count(*) FILTER (WHERE replaced AND job_key IS NOT NULL AND replacer_job_key IS NOT NULL AND job_key <> replacer_job_key) AS INTEGER)
-    AS replaced_after_edit,
+  CAST(count(*) FILTER (WHERE replaced_after_edit) AS INTEGER) AS replaced_after_edit,
   CAST(count(*) FILTER (WHERE NOT replaced AND NOT counted) AS INTEGER) AS unfinished,
   CAST(coalesce(sum(copies - 1), 0) AS INTEGER) AS duplicates
   FROM ${RUNS}`;
 
 const METHOD_KINDS_SQL = `SELECT method, bool_or(evaluations > 0) AS evaluated, bool_or(fault IS NOT NULL) AS faulted
-  FROM ${RUNS} GROUP BY method ORDER BY min(ord)`;
+  FROM ${RUNS} GROUP BY method ORDER BY ${FIRST_SEEN}`;
 
 const SEARCHES_SQL = `SELECT run_id, task, method, repeat, seed, status, replaced FROM ${RUNS}
-  WHERE ${ofMethods} ORDER BY ord`;
+  WHERE ${ofMethods} ORDER BY started_s, run_id`;
 
 type Row = Record<string, unknown>;
 
@@ -212,7 +217,8 @@ async function group(
     const ofKind = (accept: (kind: MethodKind) => boolean) =>
       JSON.stringify([...kinds].filter(([, k]) => accept(k)).map(([m]) => m));
     const bringUp = ofKind((k) => k !== 'codesign');
-    const cells = (await q.all(CELLS_SQL, [bringUp])).map(cellAggregate);
+    const cellRows = await q.all(CELLS_SQL, [bringUp]);
+    const cells = cellRows.map((row) => cellAggregate(row, sampleOfCells([row])));
     const searchRows = await q.all<CodesignSearchRun>(SEARCHES_SQL, [ofKind((k) => k === 'codesign')]);
     const evaluations: EvaluationPoint[][] = [];
     const recorded: RecordedOptions[][] = [];
@@ -225,7 +231,9 @@ async function group(
       counts: (await q.one<AnalysisCounts>(COUNTS_SQL))!,
       kinds,
       cells,
-      methods: (await q.all(METHODS_SQL, [bringUp])).map((row) => methodAggregate(row, cells)),
+      methods: (await q.all(METHODS_SQL, [bringUp])).map((row) =>
+        methodAggregate(row, sampleOfCells(cellRows.filter((cell) => cell.method === row.method))),
+      ),
       recovery: (await q.all(RECOVERY_SQL, [ofKind((k) => k !== 'codesign' && k !== 'fault_check')])).map(
         recoveryAggregate,
       ),
@@ -240,9 +248,20 @@ async function group(
 
 type CodesignSearchRun = Pick<CodesignSearch, 'run_id' | 'task' | 'method' | 'repeat' | 'seed' | 'status' | 'replaced'>;
 
-const numbers = (value: unknown) => (value as number[] | null) ?? [];
+/** The time sample of some cells' runs together. */
+function sampleOfCells(rows: readonly Row[]): TimeSample {
+  const list = <T>(row: Row, column: string) => (row[column] as T[] | null) ?? [];
+  if (rows.length === 1) return sampleOf(list<number>(rows[0]!, 'time_to_pass_s'), list<boolean>(rows[0]!, 'censored'));
+  const times: number[] = [];
+  const censored: boolean[] = [];
+  for (const row of rows) {
+    for (const time of list<number>(row, 'time_to_pass_s')) times.push(time);
+    for (const flag of list<boolean>(row, 'censored')) censored.push(flag);
+  }
+  return sampleOf(times, censored);
+}
 
-function cellAggregate(row: Row): CellAggregate {
+function cellAggregate(row: Row, sample: TimeSample): CellAggregate {
   const quartiles = row.passed_quartiles as number[] | null;
   const passed = row.passed as number;
   return {
@@ -250,7 +269,7 @@ function cellAggregate(row: Row): CellAggregate {
     method: row.method as string,
     runs: row.runs as number,
     passed,
-    sample: { times: numbers(row.times), median_censored: row.median_censored as boolean },
+    sample,
     passed_time_s: quartiles ? quartiles[1]! : null,
     passed_time_iqr_s: quartiles && passed >= 2 ? quartiles[2]! - quartiles[0]! : null,
     medians: Object.fromEntries(
@@ -261,15 +280,14 @@ function cellAggregate(row: Row): CellAggregate {
   };
 }
 
-/** A method's time sample is the union of its cells' times (the median's censoring comes from SQL). */
-function methodAggregate(row: Row, cells: readonly CellAggregate[]): MethodAggregate {
-  const times = Float64Array.from(cells.filter((c) => c.method === row.method).flatMap((c) => c.sample.times)).sort();
+/** A method's time sample is the union of its cells' samples. */
+function methodAggregate(row: Row, sample: TimeSample): MethodAggregate {
   return {
     method: row.method as string,
     tasks: row.tasks as number,
     runs: row.runs as number,
     passed: row.passed as number,
-    sample: { times: Array.from(times), median_censored: row.median_censored as boolean },
+    sample,
     passed_time_s: row.passed_time_s as number | null,
     machine_s: row.machine_s as number | null,
     sums: Object.fromEntries(

@@ -75,16 +75,31 @@ export interface TimeSample {
 
 /** The time sample of some runs (runs still running have no time and are skipped). */
 export function timeSample(rows: readonly Pick<RunRow, 'time_to_pass_s' | 'censored'>[]): TimeSample {
-  const timed = rows
-    .filter((r) => r.time_to_pass_s !== null)
-    .map((r) => ({ t: r.time_to_pass_s!, censored: r.censored }))
-    // At equal times an observed pass sorts before a censored failure.
-    .sort((a, b) => a.t - b.t || Number(a.censored) - Number(b.censored));
-  const lowRank = (timed.length - 1) >> 1;
-  const highRank = timed.length >> 1;
+  const timed = rows.filter((r) => r.time_to_pass_s !== null);
+  return sampleOf(
+    timed.map((r) => r.time_to_pass_s!),
+    timed.map((r) => r.censored),
+  );
+}
+
+/**
+ * The time sample of (time, censored) pairs given in any order. Sorted by time, an observed pass
+ * comes before a censored failure at the same time; the median is censored when either middle pair is.
+ */
+export function sampleOf(times: ArrayLike<number>, censored: ArrayLike<boolean>): TimeSample {
+  const sorted = Float64Array.from(times).sort();
+  const n = sorted.length;
+  // The pair at a rank is censored when the rank lies past every time below its value and every
+  // observed pass at its value.
+  const censoredAt = (rank: number) => {
+    const value = sorted[rank]!;
+    let before = 0;
+    for (let i = 0; i < n; i++) if (times[i]! < value || (times[i] === value && !censored[i])) before++;
+    return rank >= before;
+  };
   return {
-    times: timed.map((x) => x.t),
-    median_censored: timed.length > 0 && (timed[lowRank]!.censored || timed[highRank]!.censored),
+    times: Array.from(sorted),
+    median_censored: n > 0 && (censoredAt((n - 1) >> 1) || censoredAt(n >> 1)),
   };
 }
 
@@ -273,7 +288,7 @@ export interface MethodAggregate {
   readonly sample: TimeSample;
   readonly passed_time_s: number | null;
   readonly machine_s: number | null;
-  /** Sums over the method's runs, added in start order (the order fixes the last bits of a float sum). */
+  /** Sums over the method's runs, each in whole SUM_UNITS (see unitSum). */
   readonly sums: Readonly<Record<SummedField, number>>;
 }
 
@@ -281,7 +296,29 @@ export interface MethodAggregate {
 export const SUMMED_FIELDS = ['total_usd', ...PER_PASS_FIELDS] as const;
 export type SummedField = (typeof SUMMED_FIELDS)[number];
 
-/** The method aggregates of some runs (in start order), in first-seen order. */
+/** What a summed field is counted in: nanodollars, microseconds, tokens. */
+export const SUM_UNITS: Readonly<Record<SummedField, number>> = {
+  total_usd: 1e9,
+  llm_usd: 1e9,
+  compute_usd: 1e9,
+  input_tokens: 1,
+  output_tokens: 1,
+  thinking_tokens: 1,
+  machine_s: 1e6,
+};
+
+/**
+ * A sum of values rounded to whole units. Adding integers is exact (below 2^53 units: $9M, or 285
+ * years), so the sum is the same in any order, here and in SQL (summary.ts), where a float sum's
+ * last bits would depend on the order rows arrive in.
+ */
+export function unitSum(values: Iterable<number>, unit: number): number {
+  let units = 0;
+  for (const value of values) units += Math.floor(value * unit + 0.5);
+  return units / unit;
+}
+
+/** The method aggregates of some runs, in first-seen order. */
 export function methodAggregates(rows: readonly RunRow[]): MethodAggregate[] {
   return [...groupBy(rows, (r) => r.method)].map(([method, runs]) => {
     const passed = runs.filter((r) => r.passed);
@@ -293,10 +330,15 @@ export function methodAggregates(rows: readonly RunRow[]): MethodAggregate[] {
       sample: timeSample(runs),
       passed_time_s: median(passed.map((r) => r.wall_s!)),
       machine_s: median(runs.map((r) => r.machine_s)),
-      sums: Object.fromEntries(SUMMED_FIELDS.map((f) => [f, runs.reduce((s, r) => s + r[f], 0)])) as unknown as Record<
-        SummedField,
-        number
-      >,
+      sums: Object.fromEntries(
+        SUMMED_FIELDS.map((f) => [
+          f,
+          unitSum(
+            runs.map((r) => r[f]),
+            SUM_UNITS[f],
+          ),
+        ]),
+      ) as unknown as Record<SummedField, number>,
     };
   });
 }
