@@ -61,32 +61,46 @@ const RESCALE_EVERY = 512;
 
 /** Exact two-sided P(|W+ − E| ≥ |observed − E|) under random signs; ranks may be halves. */
 function exactP(ranks: readonly number[], wPlus: number): number {
-  const doubled = ranks.map((r) => Math.round(r * 2));
+  const doubled = Int32Array.from(ranks, (r) => Math.round(r * 2));
   const total = doubled.reduce((a, b) => a + b, 0);
-  // How many sign patterns give each doubled positive-rank sum, built one difference at a time (in
-  // place, from the top down). The counts are symmetric about the middle sum (flipping every sign
-  // mirrors them, and the additions that build a count and its mirror are the same), so only the
-  // lower half is built, at half the cost. Counts past 2^1000 would overflow, so every RESCALE_EVERY
-  // differences they are scaled down by a power of two, as is p at the end: such scaling is exact
-  // in floating point, so p is what probabilities halved at every step give.
-  const dist = new Float64Array((total >> 1) + 1);
+  // In doubled units the mean is total/2; compare 2·|S − mean| as integers to avoid rounding.
+  const observed = Math.abs(2 * Math.round(wPlus * 2) - total);
+  // p adds the counts of the sums at least as far from the mean as the observed one: by symmetry,
+  // the counts of the lower sums up to `tail`. A count is built from counts of smaller sums only, so
+  // nothing above `tail` is needed (a small p, the usual case for a large n, needs few counts).
+  const tail = (total - observed) >> 1;
+  const dist = countSignPatterns(doubled, tail);
+  // Ascending sums: the lower tail, then the upper one (mirror counts; the middle sum once when both reach it).
+  let p = 0;
+  for (let s = 0; s <= tail; s++) p += dist[s]!;
+  for (let s = Math.max(tail + 1, total - tail); s <= total; s++) p += dist[total - s]!;
+  p *= 2 ** -(doubled.length % RESCALE_EVERY);
+  return Math.min(1, p);
+}
+
+/**
+ * How many sign patterns give each doubled positive-rank sum from 0 to `upTo` (at most half the
+ * total), built one difference at a time (in place, from the top down). The counts are symmetric
+ * about the middle sum (flipping every sign mirrors them, and the additions that build a count and
+ * its mirror are the same), so only the lower half is built. Counts past 2^1000 would overflow, so
+ * every RESCALE_EVERY differences they are scaled down by a power of two, as p must be at the end:
+ * such scaling is exact in floating point, so p is what probabilities halved at every step give.
+ */
+function countSignPatterns(doubled: Int32Array, upTo: number): Float64Array {
+  const dist = new Float64Array(upTo + 1);
   dist[0] = 1;
   let reach = 0;
-  doubled.forEach((r, k) => {
-    const half = reach >> 1;
-    const next = (reach + r) >> 1;
+  for (let k = 0; k < doubled.length; k++) {
+    const r = doubled[k]!;
+    const half = Math.min(reach >> 1, upTo);
+    const next = Math.min((reach + r) >> 1, upTo);
     // Sums newly in the lower half read their old count from its mirror image.
     for (let s = next; s > half; s--) dist[s] = (s <= reach ? dist[reach - s]! : 0) + (s >= r ? dist[s - r]! : 0);
     for (let s = half; s >= r; s--) dist[s]! += dist[s - r]!;
     reach += r;
     if ((k + 1) % RESCALE_EVERY === 0) for (let s = 0; s <= next; s++) dist[s]! *= 2 ** -RESCALE_EVERY;
-  });
-  // In doubled units the mean is total/2; compare 2·|S − mean| as integers to avoid rounding.
-  const observed = Math.abs(2 * Math.round(wPlus * 2) - total);
-  let p = 0;
-  for (let s = 0; s <= total; s++) if (Math.abs(2 * s - total) >= observed) p += dist[Math.min(s, total - s)]!;
-  p *= 2 ** -(doubled.length % RESCALE_EVERY);
-  return Math.min(1, p);
+  }
+  return dist;
 }
 
 /** 1-based ranks of the values, ties given the average of the ranks they span. */
@@ -198,21 +212,43 @@ export function bootstrapMedian(values: readonly number[], options: BootstrapOpt
  * same numbers as quantileSorted over the values repeated that often and sorted.
  */
 export function weightedQuantiles(values: Float64Array, weights: Uint32Array, qs: readonly number[]): number[] {
-  // Timsort: fast when the values come nearly in order, as the medians of rank pairs in rank order do.
-  const order = Array.from(values.keys()).sort((a, b) => values[a]! - values[b]!);
-  const total = weights.reduce((sum, w) => sum + w, 0);
+  const { sorted, counts } = sortWeighted(values, weights);
+  let total = 0;
+  for (const w of counts) total += w;
   return qs.map((q) => {
     const h = (total - 1) * q;
     const k = Math.floor(h);
     // The values at 0-based positions k and k + 1 of the expanded sorted list.
     let seen = 0;
     let j = 0;
-    while (seen + weights[order[j]!]! <= k) seen += weights[order[j++]!]!;
-    const below = values[order[j]!]!;
+    while (seen + counts[j]! <= k) seen += counts[j++]!;
+    const below = sorted[j]!;
     if (k + 1 >= total || h === k) return below;
-    const next = seen + weights[order[j]!]! > k + 1 ? below : values[order[j + 1]!]!;
+    const next = seen + counts[j]! > k + 1 ? below : sorted[j + 1]!;
     return below + (h - k) * (next - below);
   });
+}
+
+/**
+ * Copies of the values, ascending, and of their weights in the same order. An insertion sort: close
+ * to linear when the values come nearly in order, as the medians of rank pairs in rank order do, and
+ * without the per-comparison calls of a comparator sort (this runs once per interval of a report).
+ */
+function sortWeighted(values: Float64Array, weights: Uint32Array): { sorted: Float64Array; counts: Uint32Array } {
+  const sorted = Float64Array.from(values);
+  const counts = Uint32Array.from(weights);
+  for (let i = 1; i < sorted.length; i++) {
+    const value = sorted[i]!;
+    const count = counts[i]!;
+    let j = i - 1;
+    for (; j >= 0 && sorted[j]! > value; j--) {
+      sorted[j + 1] = sorted[j]!;
+      counts[j + 1] = counts[j]!;
+    }
+    sorted[j + 1] = value;
+    counts[j + 1] = count;
+  }
+  return { sorted, counts };
 }
 
 interface MedianRanks {
