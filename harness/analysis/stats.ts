@@ -191,20 +191,31 @@ export interface BootstrapOptions {
  * resampled median ranks are drawn once per (size, resamples, seed) and applied to every sample of
  * that size: each interval is still an ordinary seeded bootstrap, the intervals of equal-sized cells
  * share their random numbers (which makes them comparable), and a report draws each size once.
- * The resamples fall on few distinct rank pairs, so each pair's median is computed once and the
- * interval read off the pairs' medians weighted by how many resamples fell on each: the same
- * quantiles as over all the resampled medians, at a fraction of the cost.
+ * The resamples fall on few distinct rank pairs, and of those only the few in each tail can hold an
+ * end of the interval (see intervalPairs); each end is read off those pairs' medians weighted by
+ * how many resamples fell on each: the same quantiles as over all the resampled medians, at a
+ * fraction of the cost.
  */
 export function bootstrapMedian(values: readonly number[], options: BootstrapOptions): Interval | null {
   const n = values.length;
   if (n < 2) return null;
   const sorted = Float64Array.from(values).sort();
-  const { low, high, weight } = medianRanks(n, options.resamples, options.seed);
-  const medians = new Float64Array(low.length);
-  for (let j = 0; j < low.length; j++) medians[j] = (sorted[low[j]!]! + sorted[high[j]!]!) / 2;
   const level = options.level ?? 0.95;
-  const [lo, hi] = weightedQuantiles(medians, weight, [(1 - level) / 2, (1 + level) / 2]);
-  return { lo: lo!, hi: hi! };
+  const { lower, upper } = intervalPairs(n, options.resamples, options.seed, level);
+  return {
+    lo: tailQuantile(sorted, lower, options.resamples, (1 - level) / 2),
+    hi: tailQuantile(sorted, upper, options.resamples, (1 + level) / 2),
+  };
+}
+
+/** The q-quantile of the `total` resampled medians of a sorted sample, from the tail that holds it. */
+function tailQuantile(sample: Float64Array, tail: TailPairs, total: number, q: number): number {
+  const sorted = new Float64Array(tail.low.length);
+  const counts = new Uint32Array(tail.low.length);
+  for (let j = 0; j < sorted.length; j++) {
+    insertAscending(sorted, counts, j, (sample[tail.low[j]!]! + sample[tail.high[j]!]!) / 2, tail.weight[j]!);
+  }
+  return partQuantile(sorted, counts, q, total, tail.below);
 }
 
 /**
@@ -212,60 +223,122 @@ export function bootstrapMedian(values: readonly number[], options: BootstrapOpt
  * same numbers as quantileSorted over the values repeated that often and sorted.
  */
 export function weightedQuantiles(values: Float64Array, weights: Uint32Array, qs: readonly number[]): number[] {
-  const { sorted, counts } = sortWeighted(values, weights);
+  const sorted = new Float64Array(values.length);
+  const counts = new Uint32Array(values.length);
   let total = 0;
-  for (const w of counts) total += w;
-  return qs.map((q) => {
-    const h = (total - 1) * q;
-    const k = Math.floor(h);
-    // The values at 0-based positions k and k + 1 of the expanded sorted list.
-    let seen = 0;
-    let j = 0;
-    while (seen + counts[j]! <= k) seen += counts[j++]!;
-    const below = sorted[j]!;
-    if (k + 1 >= total || h === k) return below;
-    const next = seen + counts[j]! > k + 1 ? below : sorted[j + 1]!;
-    return below + (h - k) * (next - below);
-  });
+  for (let j = 0; j < values.length; j++) {
+    insertAscending(sorted, counts, j, values[j]!, weights[j]!);
+    total += weights[j]!;
+  }
+  return qs.map((q) => partQuantile(sorted, counts, q, total, 0));
 }
 
 /**
- * Copies of the values, ascending, and of their weights in the same order. An insertion sort: close
- * to linear when the values come nearly in order, as the medians of rank pairs in rank order do, and
- * without the per-comparison calls of a comparator sort (this runs once per interval of a report).
+ * The type-7 q-quantile of a multiset of `total` values from a part of it, ascending with counts,
+ * that holds the two positions the quantile reads; `below` values of the multiset come before the
+ * part at those positions.
  */
-function sortWeighted(values: Float64Array, weights: Uint32Array): { sorted: Float64Array; counts: Uint32Array } {
-  const sorted = Float64Array.from(values);
-  const counts = Uint32Array.from(weights);
-  for (let i = 1; i < sorted.length; i++) {
-    const value = sorted[i]!;
-    const count = counts[i]!;
-    let j = i - 1;
-    for (; j >= 0 && sorted[j]! > value; j--) {
-      sorted[j + 1] = sorted[j]!;
-      counts[j + 1] = counts[j]!;
-    }
-    sorted[j + 1] = value;
-    counts[j + 1] = count;
-  }
-  return { sorted, counts };
+function partQuantile(sorted: Float64Array, counts: Uint32Array, q: number, total: number, below: number): number {
+  const h = (total - 1) * q;
+  const k = Math.floor(h);
+  // The values at 0-based positions k and k + 1 of the expanded sorted multiset.
+  let seen = below;
+  let j = 0;
+  while (seen + counts[j]! <= k) seen += counts[j++]!;
+  const at = sorted[j]!;
+  if (k + 1 >= total || h === k) return at;
+  const next = seen + counts[j]! > k + 1 ? at : sorted[j + 1]!;
+  return at + (h - k) * (next - at);
 }
 
-interface MedianRanks {
-  /** The distinct pairs, ascending, of 0-based ranks in the sorted sample of a resample's two middle values (equal for odd n). */
+/**
+ * Insert a value and its count into the first `filled` entries, kept ascending. An insertion sort is
+ * close to linear when the values come nearly in order, as the medians of rank pairs in rank order
+ * do, and has none of the per-comparison calls of a comparator sort (this runs for every interval).
+ */
+function insertAscending(
+  sorted: Float64Array,
+  counts: Uint32Array,
+  filled: number,
+  value: number,
+  count: number,
+): void {
+  let j = filled - 1;
+  for (; j >= 0 && sorted[j]! > value; j--) {
+    sorted[j + 1] = sorted[j]!;
+    counts[j + 1] = counts[j]!;
+  }
+  sorted[j + 1] = value;
+  counts[j + 1] = count;
+}
+
+export interface RankPairs {
+  /** Distinct pairs, in rank order, of 0-based ranks in the sorted sample of a resample's two middle values (equal for odd n). */
   readonly low: Uint32Array;
   readonly high: Uint32Array;
   /** How many resamples fell on each pair. */
   readonly weight: Uint32Array;
 }
 
-const rankDraws = new Map<string, MedianRanks>();
-const RANK_DRAWS_KEPT = 64;
+interface TailPairs extends RankPairs {
+  /** Resamples on pairs left out that come before this tail's pairs at the positions its quantile reads. */
+  readonly below: number;
+}
 
-function medianRanks(n: number, resamples: number, seed: number): MedianRanks {
-  const key = `${n}:${resamples}:${seed}`;
-  const cached = rankDraws.get(key);
+/** The rank pairs of each end of a bootstrap interval of the median. */
+interface IntervalPairs {
+  readonly lower: TailPairs;
+  readonly upper: TailPairs;
+}
+
+const intervalDraws = new Map<string, IntervalPairs>();
+const INTERVAL_DRAWS_KEPT = 64;
+
+/**
+ * The rank pairs that can hold the ends of a `level` interval over `resamples` resampled medians of
+ * a sample of n, whatever the sample's values: a pair whose ranks are both at most another's has a
+ * median at most that one's, so a pair with more resamples than an end's position on pairs below it
+ * in both ranks (or above it, for the upper end) can never reach that position.
+ */
+function intervalPairs(n: number, resamples: number, seed: number, level: number): IntervalPairs {
+  const key = `${n}:${resamples}:${seed}:${level}`;
+  const cached = intervalDraws.get(key);
   if (cached) return cached;
+  const draws = medianRanks(n, resamples, seed);
+  // The lower end reads positions k and k + 1 from the bottom; the upper end, from the top.
+  const lowerReach = Math.floor((resamples - 1) * ((1 - level) / 2)) + 2;
+  const upperReach = resamples - Math.floor((resamples - 1) * ((1 + level) / 2));
+  const pairs = { lower: tail(draws, lowerReach, 'lower'), upper: tail(draws, upperReach, 'upper') };
+  if (intervalDraws.size >= INTERVAL_DRAWS_KEPT) intervalDraws.clear();
+  intervalDraws.set(key, pairs);
+  return pairs;
+}
+
+/** The pairs that can be among the `reach` lowest (or highest) resampled medians. */
+function tail(draws: RankPairs, reach: number, side: 'lower' | 'upper'): TailPairs {
+  const { low, high, weight } = draws;
+  const dominates = (q: number, p: number) =>
+    side === 'lower' ? low[q]! <= low[p]! && high[q]! <= high[p]! : low[q]! >= low[p]! && high[q]! >= high[p]!;
+  const kept: number[] = [];
+  let keptWeight = 0;
+  for (let p = 0; p < low.length; p++) {
+    let beyond = 0;
+    for (let q = 0; q < low.length && beyond < reach; q++) if (q !== p && dominates(q, p)) beyond += weight[q]!;
+    if (beyond < reach) {
+      kept.push(p);
+      keptWeight += weight[p]!;
+    }
+  }
+  const pick = (of: Uint32Array) => Uint32Array.from(kept, (p) => of[p]!);
+  const total = weight.reduce((sum, w) => sum + w, 0);
+  return { low: pick(low), high: pick(high), weight: pick(weight), below: side === 'lower' ? 0 : total - keptWeight };
+}
+
+/**
+ * Where the medians of `resamples` seeded resamples of a sample of n fall, as rank pairs with their
+ * counts: resamples × n draws, made once per size by bootstrapMedian.
+ */
+export function medianRanks(n: number, resamples: number, seed: number): RankPairs {
   const pairs = new Map<number, number>();
   const counts = new Uint32Array(n);
   const lowRank = (n - 1) >> 1;
@@ -291,14 +364,11 @@ function medianRanks(n: number, resamples: number, seed: number): MedianRanks {
   }
   // In rank order, so that the pairs' medians come nearly sorted.
   const codes = [...pairs.keys()].sort((a, b) => a - b);
-  const draws = {
+  return {
     low: Uint32Array.from(codes, (code) => Math.floor(code / n)),
     high: Uint32Array.from(codes, (code) => code % n),
     weight: Uint32Array.from(codes, (code) => pairs.get(code)!),
   };
-  if (rankDraws.size >= RANK_DRAWS_KEPT) rankDraws.clear();
-  rankDraws.set(key, draws);
-  return draws;
 }
 
 /**

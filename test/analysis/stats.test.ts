@@ -7,6 +7,7 @@ import {
   holm,
   iqr,
   median,
+  medianRanks,
   quantileSorted,
   weightedQuantiles,
   signedRankTest,
@@ -152,6 +153,28 @@ describe('bootstrap interval of a median', () => {
     assert.ok(ci.lo >= 9 && ci.hi <= 31);
     assert.equal(bootstrapMedian([5], { resamples: 100, seed: 1 }), null);
     assert.deepEqual(bootstrapMedian([4, 4, 4], { resamples: 100, seed: 1 }), { lo: 4, hi: 4 });
+  });
+
+  it('reads each end off the rank pairs that can reach it: the interval over every resampled median', () => {
+    let x = 777;
+    const next = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (const n of [2, 5, 20, 21, 200]) {
+      for (const resamples of [3, 100, 2000]) {
+        for (const level of [0.5, 0.95]) {
+          // Rounded, so that the samples have ties.
+          const sample = Array.from({ length: n }, () => Math.round(next() * 40));
+          const sorted = Float64Array.from(sample).sort();
+          const { low, high, weight } = medianRanks(n, resamples, 9);
+          const medians = Float64Array.from(low, (l, j) => (sorted[l]! + sorted[high[j]!]!) / 2);
+          const [lo, hi] = weightedQuantiles(medians, weight, [(1 - level) / 2, (1 + level) / 2]);
+          assert.deepEqual(
+            bootstrapMedian(sample, { resamples, seed: 9, level }),
+            { lo, hi },
+            `n ${n}, ${resamples}, ${level}`,
+          );
+        }
+      }
+    }
   });
 
   it('has close to the exact bootstrap distribution of the median', () => {
