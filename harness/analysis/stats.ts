@@ -29,12 +29,12 @@ export interface SignedRankTest {
 
 /**
  * Exact two-sided Wilcoxon signed-rank test of paired differences against zero.
- * Differences are rounded to `precision` first. Up to STDLIB_EXACT_MAX untied differences, the p-value
- * is @stdlib/stats-wilcoxon's exact one. With tied |differences| stdlib switches to a normal
- * approximation, and above that size its exact distribution (a memoised recursion) costs about 0.2 s
- * per test at n = 200; there the exact null distribution of the (average) ranks is counted instead,
- * over all 2^n sign patterns, as a convolution on doubled ranks (integers). Tests check that both
- * give the same p wherever both apply.
+ * Differences are rounded to `precision` first. From 2 (stdlib refuses fewer) up to STDLIB_EXACT_MAX
+ * untied differences, the p-value is @stdlib/stats-wilcoxon's exact one. With tied |differences|
+ * stdlib switches to a normal approximation, and above that size its exact distribution (a memoised
+ * recursion) costs about 0.2 s per test at n = 200; there, and for a single difference, the exact
+ * null distribution of the (average) ranks is counted instead, over all 2^n sign patterns, as a
+ * convolution on doubled ranks (integers). Tests check that both give the same p wherever both apply.
  * @example signedRankTest([1, 2, 3, 4, 5]) // { n: 5, wPlus: 15, p: 0.0625, ... }
  */
 export function signedRankTest(differences: readonly number[], precision = DIFFERENCE_PRECISION_S): SignedRankTest {
@@ -47,7 +47,7 @@ export function signedRankTest(differences: readonly number[], precision = DIFFE
   const wPlus = nonZero.reduce((sum, d, i) => (d > 0 ? sum + ranks[i]! : sum), 0);
   const ties = new Set(nonZero.map(Math.abs)).size < n;
   const minimumP = Math.min(1, 2 / 2 ** n);
-  if (!ties && n <= STDLIB_EXACT_MAX) {
+  if (!ties && n >= 2 && n <= STDLIB_EXACT_MAX) {
     const result = wilcoxon(nonZero, { exact: true, alternative: 'two-sided' });
     return { n, zeros, wPlus: result.statistic, p: Math.min(1, result.pValue), ties, minimumP };
   }

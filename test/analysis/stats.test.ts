@@ -43,6 +43,11 @@ describe('exact Wilcoxon signed-rank test', () => {
     assert.equal(signedRankTest([]).p, 1);
   });
 
+  it('one non-zero difference gives p = 1 (both sign patterns are as extreme)', () => {
+    assert.deepEqual(signedRankTest([3]), { n: 1, zeros: 0, wPlus: 1, p: 1, ties: false, minimumP: 1 });
+    assert.deepEqual(signedRankTest([-2.5, 0]), { n: 1, zeros: 1, wPlus: 0, p: 1, ties: false, minimumP: 1 });
+  });
+
   it('[1, -1, 2, -2] gives p = 1 and [1, 1, -3] gives W+ = 3 (ties get average ranks)', () => {
     const a = signedRankTest([1, -1, 2, -2]);
     assert.equal(a.p, 1);
