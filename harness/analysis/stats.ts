@@ -197,9 +197,13 @@ export interface BootstrapOptions {
  * fraction of the cost.
  */
 export function bootstrapMedian(values: readonly number[], options: BootstrapOptions): Interval | null {
-  const n = values.length;
+  return bootstrapMedianOfSorted(Float64Array.from(values).sort(), options);
+}
+
+/** bootstrapMedian of values already ascending (a time sample's), without sorting them again. */
+export function bootstrapMedianOfSorted(sorted: ArrayLike<number>, options: BootstrapOptions): Interval | null {
+  const n = sorted.length;
   if (n < 2) return null;
-  const sorted = Float64Array.from(values).sort();
   const level = options.level ?? 0.95;
   const { lower, upper } = intervalPairs(n, options.resamples, options.seed, level);
   return {
@@ -209,7 +213,7 @@ export function bootstrapMedian(values: readonly number[], options: BootstrapOpt
 }
 
 /** The q-quantile of the `total` resampled medians of a sorted sample, from the tail that holds it. */
-function tailQuantile(sample: Float64Array, tail: TailPairs, total: number, q: number): number {
+function tailQuantile(sample: ArrayLike<number>, tail: TailPairs, total: number, q: number): number {
   const sorted = new Float64Array(tail.low.length);
   const counts = new Uint32Array(tail.low.length);
   for (let j = 0; j < sorted.length; j++) {

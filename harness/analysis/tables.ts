@@ -6,6 +6,7 @@ import { CATCH_STAGES, type CatchStage, type RunRow } from './runs.ts';
 import {
   DIFFERENCE_PRECISION_S,
   bootstrapMedian,
+  bootstrapMedianOfSorted,
   holm,
   iqr,
   median,
@@ -95,7 +96,7 @@ export function timeToPassOf(sample: TimeSample, bootstrap: BootstrapSettings): 
   return {
     median_s: (times[(times.length - 1) >> 1]! + times[times.length >> 1]!) / 2,
     censored: sample.median_censored,
-    ci: bootstrapMedian(times, bootstrap),
+    ci: bootstrapMedianOfSorted(times, bootstrap),
   };
 }
 
