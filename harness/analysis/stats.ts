@@ -223,21 +223,6 @@ function tailQuantile(sample: ArrayLike<number>, tail: TailPairs, total: number,
 }
 
 /**
- * The type-7 q-quantiles of a multiset given as distinct values and how many times each occurs: the
- * same numbers as quantileSorted over the values repeated that often and sorted.
- */
-export function weightedQuantiles(values: Float64Array, weights: Uint32Array, qs: readonly number[]): number[] {
-  const sorted = new Float64Array(values.length);
-  const counts = new Uint32Array(values.length);
-  let total = 0;
-  for (let j = 0; j < values.length; j++) {
-    insertAscending(sorted, counts, j, values[j]!, weights[j]!);
-    total += weights[j]!;
-  }
-  return qs.map((q) => partQuantile(sorted, counts, q, total, 0));
-}
-
-/**
  * The type-7 q-quantile of a multiset of `total` values from a part of it, ascending with counts,
  * that holds the two positions the quantile reads; `below` values of the multiset come before the
  * part at those positions.
