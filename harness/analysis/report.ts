@@ -47,7 +47,6 @@ export function renderMarkdown(analysis: Report): string {
       `## Per task and method\n\n` +
         markdownTable(
           bringUp.map((c) => ({
-            ...c.medians,
             task: c.task,
             method: c.method,
             runs: c.runs,
@@ -56,6 +55,8 @@ export function renderMarkdown(analysis: Report): string {
             passed_time_s: c.passed_time_s,
             passed_time_iqr_s: c.passed_time_iqr_s,
             false_accepts: c.false_accepts,
+            // Spread last: V8 builds an object literal that opens with a spread several times slower.
+            ...c.medians,
           })),
           [
             { key: 'task' },

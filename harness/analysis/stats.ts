@@ -29,12 +29,12 @@ export interface SignedRankTest {
 
 /**
  * Exact two-sided Wilcoxon signed-rank test of paired differences against zero.
- * Differences are rounded to `precision` first. Up to STDLIB_EXACT_MAX untied differences, the p-value
- * is @stdlib/stats-wilcoxon's exact one. With tied |differences| stdlib switches to a normal
- * approximation, and above that size its exact distribution (a memoised recursion) costs about 0.2 s
- * per test at n = 200; there the exact null distribution of the (average) ranks is counted instead,
- * over all 2^n sign patterns, as a convolution on doubled ranks (integers). Tests check that both
- * give the same p wherever both apply.
+ * Differences are rounded to `precision` first. From 2 (stdlib refuses fewer) up to STDLIB_EXACT_MAX
+ * untied differences, the p-value is @stdlib/stats-wilcoxon's exact one. With tied |differences|
+ * stdlib switches to a normal approximation, and above that size its exact distribution (a memoised
+ * recursion) costs about 0.2 s per test at n = 200; there, and for a single difference, the exact
+ * null distribution of the (average) ranks is counted instead, over all 2^n sign patterns, as a
+ * convolution on doubled ranks (integers). Tests check that both give the same p wherever both apply.
  * @example signedRankTest([1, 2, 3, 4, 5]) // { n: 5, wPlus: 15, p: 0.0625, ... }
  */
 export function signedRankTest(differences: readonly number[], precision = DIFFERENCE_PRECISION_S): SignedRankTest {
@@ -47,7 +47,7 @@ export function signedRankTest(differences: readonly number[], precision = DIFFE
   const wPlus = nonZero.reduce((sum, d, i) => (d > 0 ? sum + ranks[i]! : sum), 0);
   const ties = new Set(nonZero.map(Math.abs)).size < n;
   const minimumP = Math.min(1, 2 / 2 ** n);
-  if (!ties && n <= STDLIB_EXACT_MAX) {
+  if (!ties && n >= 2 && n <= STDLIB_EXACT_MAX) {
     const result = wilcoxon(nonZero, { exact: true, alternative: 'two-sided' });
     return { n, zeros, wPlus: result.statistic, p: Math.min(1, result.pValue), ties, minimumP };
   }
@@ -61,32 +61,46 @@ const RESCALE_EVERY = 512;
 
 /** Exact two-sided P(|W+ − E| ≥ |observed − E|) under random signs; ranks may be halves. */
 function exactP(ranks: readonly number[], wPlus: number): number {
-  const doubled = ranks.map((r) => Math.round(r * 2));
+  const doubled = Int32Array.from(ranks, (r) => Math.round(r * 2));
   const total = doubled.reduce((a, b) => a + b, 0);
-  // How many sign patterns give each doubled positive-rank sum, built one difference at a time (in
-  // place, from the top down). The counts are symmetric about the middle sum (flipping every sign
-  // mirrors them, and the additions that build a count and its mirror are the same), so only the
-  // lower half is built, at half the cost. Counts past 2^1000 would overflow, so every RESCALE_EVERY
-  // differences they are scaled down by a power of two, as is p at the end: such scaling is exact
-  // in floating point, so p is what probabilities halved at every step give.
-  const dist = new Float64Array((total >> 1) + 1);
+  // In doubled units the mean is total/2; compare 2·|S − mean| as integers to avoid rounding.
+  const observed = Math.abs(2 * Math.round(wPlus * 2) - total);
+  // p adds the counts of the sums at least as far from the mean as the observed one: by symmetry,
+  // the counts of the lower sums up to `tail`. A count is built from counts of smaller sums only, so
+  // nothing above `tail` is needed (a small p, the usual case for a large n, needs few counts).
+  const tail = (total - observed) >> 1;
+  const dist = countSignPatterns(doubled, tail);
+  // Ascending sums: the lower tail, then the upper one (mirror counts; the middle sum once when both reach it).
+  let p = 0;
+  for (let s = 0; s <= tail; s++) p += dist[s]!;
+  for (let s = Math.max(tail + 1, total - tail); s <= total; s++) p += dist[total - s]!;
+  p *= 2 ** -(doubled.length % RESCALE_EVERY);
+  return Math.min(1, p);
+}
+
+/**
+ * How many sign patterns give each doubled positive-rank sum from 0 to `upTo` (at most half the
+ * total), built one difference at a time (in place, from the top down). The counts are symmetric
+ * about the middle sum (flipping every sign mirrors them, and the additions that build a count and
+ * its mirror are the same), so only the lower half is built. Counts past 2^1000 would overflow, so
+ * every RESCALE_EVERY differences they are scaled down by a power of two, as p must be at the end:
+ * such scaling is exact in floating point, so p is what probabilities halved at every step give.
+ */
+function countSignPatterns(doubled: Int32Array, upTo: number): Float64Array {
+  const dist = new Float64Array(upTo + 1);
   dist[0] = 1;
   let reach = 0;
-  doubled.forEach((r, k) => {
-    const half = reach >> 1;
-    const next = (reach + r) >> 1;
+  for (let k = 0; k < doubled.length; k++) {
+    const r = doubled[k]!;
+    const half = Math.min(reach >> 1, upTo);
+    const next = Math.min((reach + r) >> 1, upTo);
     // Sums newly in the lower half read their old count from its mirror image.
     for (let s = next; s > half; s--) dist[s] = (s <= reach ? dist[reach - s]! : 0) + (s >= r ? dist[s - r]! : 0);
     for (let s = half; s >= r; s--) dist[s]! += dist[s - r]!;
     reach += r;
     if ((k + 1) % RESCALE_EVERY === 0) for (let s = 0; s <= next; s++) dist[s]! *= 2 ** -RESCALE_EVERY;
-  });
-  // In doubled units the mean is total/2; compare 2·|S − mean| as integers to avoid rounding.
-  const observed = Math.abs(2 * Math.round(wPlus * 2) - total);
-  let p = 0;
-  for (let s = 0; s <= total; s++) if (Math.abs(2 * s - total) >= observed) p += dist[Math.min(s, total - s)]!;
-  p *= 2 ** -(doubled.length % RESCALE_EVERY);
-  return Math.min(1, p);
+  }
+  return dist;
 }
 
 /** 1-based ranks of the values, ties given the average of the ranks they span. */
@@ -177,59 +191,143 @@ export interface BootstrapOptions {
  * resampled median ranks are drawn once per (size, resamples, seed) and applied to every sample of
  * that size: each interval is still an ordinary seeded bootstrap, the intervals of equal-sized cells
  * share their random numbers (which makes them comparable), and a report draws each size once.
- * The resamples fall on few distinct rank pairs, so each pair's median is computed once and the
- * interval read off the pairs' medians weighted by how many resamples fell on each: the same
- * quantiles as over all the resampled medians, at a fraction of the cost.
+ * The resamples fall on few distinct rank pairs, and of those only the few in each tail can hold an
+ * end of the interval (see intervalPairs); each end is read off those pairs' medians weighted by
+ * how many resamples fell on each: the same quantiles as over all the resampled medians, at a
+ * fraction of the cost.
  */
 export function bootstrapMedian(values: readonly number[], options: BootstrapOptions): Interval | null {
-  const n = values.length;
+  return bootstrapMedianOfSorted(Float64Array.from(values).sort(), options);
+}
+
+/** bootstrapMedian of values already ascending (a time sample's), without sorting them again. */
+export function bootstrapMedianOfSorted(sorted: ArrayLike<number>, options: BootstrapOptions): Interval | null {
+  const n = sorted.length;
   if (n < 2) return null;
-  const sorted = Float64Array.from(values).sort();
-  const { low, high, weight } = medianRanks(n, options.resamples, options.seed);
-  const medians = new Float64Array(low.length);
-  for (let j = 0; j < low.length; j++) medians[j] = (sorted[low[j]!]! + sorted[high[j]!]!) / 2;
   const level = options.level ?? 0.95;
-  const [lo, hi] = weightedQuantiles(medians, weight, [(1 - level) / 2, (1 + level) / 2]);
-  return { lo: lo!, hi: hi! };
+  const { lower, upper } = intervalPairs(n, options.resamples, options.seed, level);
+  return {
+    lo: tailQuantile(sorted, lower, options.resamples, (1 - level) / 2),
+    hi: tailQuantile(sorted, upper, options.resamples, (1 + level) / 2),
+  };
+}
+
+/** The q-quantile of the `total` resampled medians of a sorted sample, from the tail that holds it. */
+function tailQuantile(sample: ArrayLike<number>, tail: TailPairs, total: number, q: number): number {
+  const sorted = new Float64Array(tail.low.length);
+  const counts = new Uint32Array(tail.low.length);
+  for (let j = 0; j < sorted.length; j++) {
+    insertAscending(sorted, counts, j, (sample[tail.low[j]!]! + sample[tail.high[j]!]!) / 2, tail.weight[j]!);
+  }
+  return partQuantile(sorted, counts, q, total, tail.below);
 }
 
 /**
- * The type-7 q-quantiles of a multiset given as distinct values and how many times each occurs: the
- * same numbers as quantileSorted over the values repeated that often and sorted.
+ * The type-7 q-quantile of a multiset of `total` values from a part of it, ascending with counts,
+ * that holds the two positions the quantile reads; `below` values of the multiset come before the
+ * part at those positions.
  */
-export function weightedQuantiles(values: Float64Array, weights: Uint32Array, qs: readonly number[]): number[] {
-  // Timsort: fast when the values come nearly in order, as the medians of rank pairs in rank order do.
-  const order = Array.from(values.keys()).sort((a, b) => values[a]! - values[b]!);
-  const total = weights.reduce((sum, w) => sum + w, 0);
-  return qs.map((q) => {
-    const h = (total - 1) * q;
-    const k = Math.floor(h);
-    // The values at 0-based positions k and k + 1 of the expanded sorted list.
-    let seen = 0;
-    let j = 0;
-    while (seen + weights[order[j]!]! <= k) seen += weights[order[j++]!]!;
-    const below = values[order[j]!]!;
-    if (k + 1 >= total || h === k) return below;
-    const next = seen + weights[order[j]!]! > k + 1 ? below : values[order[j + 1]!]!;
-    return below + (h - k) * (next - below);
-  });
+function partQuantile(sorted: Float64Array, counts: Uint32Array, q: number, total: number, below: number): number {
+  const h = (total - 1) * q;
+  const k = Math.floor(h);
+  // The values at 0-based positions k and k + 1 of the expanded sorted multiset.
+  let seen = below;
+  let j = 0;
+  while (seen + counts[j]! <= k) seen += counts[j++]!;
+  const at = sorted[j]!;
+  if (k + 1 >= total || h === k) return at;
+  const next = seen + counts[j]! > k + 1 ? at : sorted[j + 1]!;
+  return at + (h - k) * (next - at);
 }
 
-interface MedianRanks {
-  /** The distinct pairs, ascending, of 0-based ranks in the sorted sample of a resample's two middle values (equal for odd n). */
+/**
+ * Insert a value and its count into the first `filled` entries, kept ascending. An insertion sort is
+ * close to linear when the values come nearly in order, as the medians of rank pairs in rank order
+ * do, and has none of the per-comparison calls of a comparator sort (this runs for every interval).
+ */
+function insertAscending(
+  sorted: Float64Array,
+  counts: Uint32Array,
+  filled: number,
+  value: number,
+  count: number,
+): void {
+  let j = filled - 1;
+  for (; j >= 0 && sorted[j]! > value; j--) {
+    sorted[j + 1] = sorted[j]!;
+    counts[j + 1] = counts[j]!;
+  }
+  sorted[j + 1] = value;
+  counts[j + 1] = count;
+}
+
+export interface RankPairs {
+  /** Distinct pairs, in rank order, of 0-based ranks in the sorted sample of a resample's two middle values (equal for odd n). */
   readonly low: Uint32Array;
   readonly high: Uint32Array;
   /** How many resamples fell on each pair. */
   readonly weight: Uint32Array;
 }
 
-const rankDraws = new Map<string, MedianRanks>();
-const RANK_DRAWS_KEPT = 64;
+interface TailPairs extends RankPairs {
+  /** Resamples on pairs left out that come before this tail's pairs at the positions its quantile reads. */
+  readonly below: number;
+}
 
-function medianRanks(n: number, resamples: number, seed: number): MedianRanks {
-  const key = `${n}:${resamples}:${seed}`;
-  const cached = rankDraws.get(key);
+/** The rank pairs of each end of a bootstrap interval of the median. */
+interface IntervalPairs {
+  readonly lower: TailPairs;
+  readonly upper: TailPairs;
+}
+
+const intervalDraws = new Map<string, IntervalPairs>();
+const INTERVAL_DRAWS_KEPT = 64;
+
+/**
+ * The rank pairs that can hold the ends of a `level` interval over `resamples` resampled medians of
+ * a sample of n, whatever the sample's values: a pair whose ranks are both at most another's has a
+ * median at most that one's, so a pair with more resamples than an end's position on pairs below it
+ * in both ranks (or above it, for the upper end) can never reach that position.
+ */
+function intervalPairs(n: number, resamples: number, seed: number, level: number): IntervalPairs {
+  const key = `${n}:${resamples}:${seed}:${level}`;
+  const cached = intervalDraws.get(key);
   if (cached) return cached;
+  const draws = medianRanks(n, resamples, seed);
+  // The lower end reads positions k and k + 1 from the bottom; the upper end, from the top.
+  const lowerReach = Math.floor((resamples - 1) * ((1 - level) / 2)) + 2;
+  const upperReach = resamples - Math.floor((resamples - 1) * ((1 + level) / 2));
+  const pairs = { lower: tail(draws, lowerReach, 'lower'), upper: tail(draws, upperReach, 'upper') };
+  if (intervalDraws.size >= INTERVAL_DRAWS_KEPT) intervalDraws.clear();
+  intervalDraws.set(key, pairs);
+  return pairs;
+}
+
+/** The pairs that can be among the `reach` lowest (or highest) resampled medians. */
+function tail(draws: RankPairs, reach: number, side: 'lower' | 'upper'): TailPairs {
+  const { low, high, weight } = draws;
+  const dominates = (q: number, p: number) =>
+    side === 'lower' ? low[q]! <= low[p]! && high[q]! <= high[p]! : low[q]! >= low[p]! && high[q]! >= high[p]!;
+  const kept: number[] = [];
+  let keptWeight = 0;
+  for (let p = 0; p < low.length; p++) {
+    let beyond = 0;
+    for (let q = 0; q < low.length && beyond < reach; q++) if (q !== p && dominates(q, p)) beyond += weight[q]!;
+    if (beyond < reach) {
+      kept.push(p);
+      keptWeight += weight[p]!;
+    }
+  }
+  const pick = (of: Uint32Array) => Uint32Array.from(kept, (p) => of[p]!);
+  const total = weight.reduce((sum, w) => sum + w, 0);
+  return { low: pick(low), high: pick(high), weight: pick(weight), below: side === 'lower' ? 0 : total - keptWeight };
+}
+
+/**
+ * Where the medians of `resamples` seeded resamples of a sample of n fall, as rank pairs with their
+ * counts: resamples × n draws, made once per size by bootstrapMedian.
+ */
+export function medianRanks(n: number, resamples: number, seed: number): RankPairs {
   const pairs = new Map<number, number>();
   const counts = new Uint32Array(n);
   const lowRank = (n - 1) >> 1;
@@ -255,14 +353,11 @@ function medianRanks(n: number, resamples: number, seed: number): MedianRanks {
   }
   // In rank order, so that the pairs' medians come nearly sorted.
   const codes = [...pairs.keys()].sort((a, b) => a - b);
-  const draws = {
+  return {
     low: Uint32Array.from(codes, (code) => Math.floor(code / n)),
     high: Uint32Array.from(codes, (code) => code % n),
     weight: Uint32Array.from(codes, (code) => pairs.get(code)!),
   };
-  if (rankDraws.size >= RANK_DRAWS_KEPT) rankDraws.clear();
-  rankDraws.set(key, draws);
-  return draws;
 }
 
 /**

@@ -6,6 +6,7 @@ import { CATCH_STAGES, type CatchStage, type RunRow } from './runs.ts';
 import {
   DIFFERENCE_PRECISION_S,
   bootstrapMedian,
+  bootstrapMedianOfSorted,
   holm,
   iqr,
   median,
@@ -110,7 +111,7 @@ export function timeToPassOf(sample: TimeSample, bootstrap: BootstrapSettings): 
   return {
     median_s: (times[(times.length - 1) >> 1]! + times[times.length >> 1]!) / 2,
     censored: sample.median_censored,
-    ci: bootstrapMedian(times, bootstrap),
+    ci: bootstrapMedianOfSorted(times, bootstrap),
   };
 }
 
@@ -191,13 +192,13 @@ export function cellAggregates(rows: readonly RunRow[]): CellAggregate[] {
 /** One row per (task, method), sorted by task then method. */
 export function cellSummaries(cells: readonly CellAggregate[], bootstrap: BootstrapSettings): CellSummary[] {
   return cells
-    .map(({ sample, ...cell }) => ({
+    .map((cell) => ({
       task: cell.task,
       method: cell.method,
       runs: cell.runs,
       passed: cell.passed,
       pass_rate: wilson(cell.passed, cell.runs),
-      time_to_pass: timeToPassOf(sample, bootstrap),
+      time_to_pass: timeToPassOf(cell.sample, bootstrap),
       passed_time_s: cell.passed_time_s,
       passed_time_iqr_s: cell.passed_time_iqr_s,
       medians: cell.medians,
@@ -418,15 +419,14 @@ export function comparisons(
   reference: string,
   bootstrap: BootstrapSettings,
 ): Comparison[] {
-  const byKey = new Map(cells.map((c) => [cellKey(c.task, c.method), c]));
+  const byMethod = groupBy(cells, (c) => c.method);
+  const referenceByTask = new Map((byMethod.get(reference) ?? []).map((c) => [c.task, c]));
   const compared = [...kinds].filter(([, kind]) => kind === 'compared').map(([method]) => method);
   const results = compared.sort().map((method) => {
-    const pairs = cells
-      .filter((c) => c.method === method)
-      .flatMap((c) => {
-        const ref = byKey.get(cellKey(c.task, reference));
-        return ref && c.time_to_pass.median_s !== null && ref.time_to_pass.median_s !== null ? [{ cell: c, ref }] : [];
-      });
+    const pairs = (byMethod.get(method) ?? []).flatMap((c) => {
+      const ref = referenceByTask.get(c.task);
+      return ref && c.time_to_pass.median_s !== null && ref.time_to_pass.median_s !== null ? [{ cell: c, ref }] : [];
+    });
     const paired = (value: (c: CellSummary) => number | null): PairedDifference => {
       const diffs = pairs.flatMap(({ cell, ref }) => {
         const a = value(cell);

@@ -41,7 +41,8 @@ export function textTable<R>(rows: readonly R[], columns: readonly Column<R>[]):
 
 /** A GitHub-flavoured Markdown table. */
 export function markdownTable<R>(rows: readonly R[], columns: readonly Column<R>[]): string {
-  const escape = (text: string) => text.replace(/\|/g, '\\|');
+  // Most cells have no pipe; testing first skips a regular-expression pass over each of them.
+  const escape = (text: string) => (text.includes('|') ? text.replace(/\|/g, '\\|') : text);
   const head = `| ${columns.map((c) => escape(c.title ?? c.key)).join(' | ')} |`;
   const rule = `|${columns.map((c) => (rows.some((row) => typeof row[c.key] === 'number') ? '---:' : '---')).join('|')}|`;
   const body = rows.map((row) => `| ${columns.map((c) => escape(cellText(c, row))).join(' | ')} |`);

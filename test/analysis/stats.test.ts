@@ -7,8 +7,8 @@ import {
   holm,
   iqr,
   median,
+  medianRanks,
   quantileSorted,
-  weightedQuantiles,
   signedRankTest,
   wilson,
 } from '../../harness/analysis/stats.ts';
@@ -40,6 +40,11 @@ describe('exact Wilcoxon signed-rank test', () => {
   it('all-zero differences give p = 1', () => {
     assert.deepEqual(signedRankTest([0, 0]), { n: 0, zeros: 2, wPlus: 0, p: 1, ties: false, minimumP: 1 });
     assert.equal(signedRankTest([]).p, 1);
+  });
+
+  it('one non-zero difference gives p = 1 (both sign patterns are as extreme)', () => {
+    assert.deepEqual(signedRankTest([3]), { n: 1, zeros: 0, wPlus: 1, p: 1, ties: false, minimumP: 1 });
+    assert.deepEqual(signedRankTest([-2.5, 0]), { n: 1, zeros: 1, wPlus: 0, p: 1, ties: false, minimumP: 1 });
   });
 
   it('[1, -1, 2, -2] gives p = 1 and [1, 1, -3] gives W+ = 3 (ties get average ranks)', () => {
@@ -117,23 +122,6 @@ describe('quantiles', () => {
     assert.equal(iqr([1, 2, 3, 4]), 1.5);
     assert.equal(iqr([7]), null);
   });
-
-  it('reads the same quantiles off distinct values and their counts as off the sorted list', () => {
-    let x = 12345;
-    const next = () => (x = (x * 1103515245 + 12345) % 2 ** 31);
-    for (let trial = 0; trial < 200; trial++) {
-      const distinct = [...new Set(Array.from({ length: 1 + (trial % 37) }, () => (next() % 50) / 7))];
-      const values = Float64Array.from(distinct);
-      const weights = Uint32Array.from(distinct, () => 1 + (next() % 4));
-      const expanded = Float64Array.from(distinct.flatMap((v, i) => Array<number>(weights[i]!).fill(v))).sort();
-      const qs = [0, 0.025, 0.25, 0.5, 0.975, 1];
-      assert.deepEqual(
-        weightedQuantiles(values, weights, qs),
-        qs.map((q) => quantileSorted(expanded, q)),
-        `${distinct} × ${weights}`,
-      );
-    }
-  });
 });
 
 describe('bootstrap interval of a median', () => {
@@ -152,6 +140,31 @@ describe('bootstrap interval of a median', () => {
     assert.ok(ci.lo >= 9 && ci.hi <= 31);
     assert.equal(bootstrapMedian([5], { resamples: 100, seed: 1 }), null);
     assert.deepEqual(bootstrapMedian([4, 4, 4], { resamples: 100, seed: 1 }), { lo: 4, hi: 4 });
+  });
+
+  it('reads each end off the rank pairs that can reach it: the quantiles of every resampled median', () => {
+    let x = 777;
+    const next = () => (x = (x * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    for (const n of [2, 5, 20, 21, 200]) {
+      for (const resamples of [3, 100, 2000]) {
+        for (const level of [0.5, 0.95]) {
+          // Rounded, so that the samples have ties.
+          const sample = Array.from({ length: n }, () => Math.round(next() * 40));
+          const sorted = Float64Array.from(sample).sort();
+          const { low, high, weight } = medianRanks(n, resamples, 9);
+          const every = [...low].flatMap((l, j) =>
+            Array<number>(weight[j]!).fill((sorted[l]! + sorted[high[j]!]!) / 2),
+          );
+          const medians = Float64Array.from(every).sort();
+          assert.equal(medians.length, resamples);
+          assert.deepEqual(
+            bootstrapMedian(sample, { resamples, seed: 9, level }),
+            { lo: quantileSorted(medians, (1 - level) / 2), hi: quantileSorted(medians, (1 + level) / 2) },
+            `n ${n}, ${resamples} resamples, level ${level}`,
+          );
+        }
+      }
+    }
   });
 
   it('has close to the exact bootstrap distribution of the median', () => {
