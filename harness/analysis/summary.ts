@@ -32,6 +32,7 @@ import {
   MEDIAN_FIELDS,
   SUMMED_FIELDS,
   SUM_UNITS,
+  groupBy,
   methodKind,
   sampleOf,
   type CellAggregate,
@@ -219,6 +220,7 @@ async function group(
     const bringUp = ofKind((k) => k !== 'codesign');
     const cellRows = await q.all(CELLS_SQL, [bringUp]);
     const cells = cellRows.map((row) => cellAggregate(row, sampleOfCells([row])));
+    const cellsOf = groupBy(cellRows, (row) => row.method as string);
     const searchRows = await q.all<CodesignSearchRun>(SEARCHES_SQL, [ofKind((k) => k === 'codesign')]);
     const evaluations: EvaluationPoint[][] = [];
     const recorded: RecordedOptions[][] = [];
@@ -232,7 +234,7 @@ async function group(
       kinds,
       cells,
       methods: (await q.all(METHODS_SQL, [bringUp])).map((row) =>
-        methodAggregate(row, sampleOfCells(cellRows.filter((cell) => cell.method === row.method))),
+        methodAggregate(row, sampleOfCells(cellsOf.get(row.method as string) ?? [])),
       ),
       recovery: (await q.all(RECOVERY_SQL, [ofKind((k) => k !== 'codesign' && k !== 'fault_check')])).map(
         recoveryAggregate,
