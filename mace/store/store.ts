@@ -13,6 +13,7 @@ import {
   DOUBLE,
   DuckDBConnection,
   DuckDBInstance,
+  DuckDBListVector,
   DuckDBPreparedStatement,
   INTEGER,
   JSDuckDBValueConverter,
@@ -513,14 +514,24 @@ function toDuckValue(value: unknown): DuckDBValue {
 /**
  * A vector's first `count` values, appended as plain values. Numbers, text and booleans are read
  * straight from the vector and only other types go through the JS converter: the converter's call
- * per value costs more than the query itself on a result of a hundred thousand rows.
+ * per value costs more than the query itself on a result of a hundred thousand rows. A list is read
+ * item by item from its slice of the list's child vector, the same way.
  */
 function appendPlain(vector: DuckDBVector, count: number, out: unknown[]): void {
-  for (let i = 0; i < count; i++) {
-    const value = vector.getItem(i);
-    if (value === null || typeof value !== 'object') out.push(typeof value === 'bigint' ? Number(value) : value);
-    else out.push(plainValue(JSDuckDBValueConverter(value, vector.type, JSDuckDBValueConverter)));
+  if (vector instanceof DuckDBListVector) {
+    for (let i = 0; i < count; i++) {
+      const items = vector.getItemVector(i);
+      out.push(items && Array.from({ length: items.itemCount }, (_, k) => plainItem(items, k)));
+    }
+  } else {
+    for (let i = 0; i < count; i++) out.push(plainItem(vector, i));
   }
+}
+
+function plainItem(vector: DuckDBVector, i: number): unknown {
+  const value = vector.getItem(i);
+  if (value === null || typeof value !== 'object') return typeof value === 'bigint' ? Number(value) : value;
+  return plainValue(JSDuckDBValueConverter(value, vector.type, JSDuckDBValueConverter));
 }
 
 function plainValue(value: unknown): unknown {
