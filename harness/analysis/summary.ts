@@ -253,7 +253,6 @@ type CodesignSearchRun = Pick<CodesignSearch, 'run_id' | 'task' | 'method' | 're
 /** The time sample of some cells' runs together. */
 function sampleOfCells(rows: readonly Row[]): TimeSample {
   const list = <T>(row: Row, column: string) => (row[column] as T[] | null) ?? [];
-  if (rows.length === 1) return sampleOf(list<number>(rows[0]!, 'time_to_pass_s'), list<boolean>(rows[0]!, 'censored'));
   const times: number[] = [];
   const censored: boolean[] = [];
   for (const row of rows) {
